@@ -1,0 +1,53 @@
+// Helpers shared by the test folders: where the fixtures are, and a scratch directory per test.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <unistd.h>
+
+namespace plumb::test {
+
+// ../shared/fixtures, or $PLUMB_FIXTURES; nullopt when absent (tests then skip, saying why).
+inline std::optional<std::filesystem::path> fixtures_dir() {
+  std::filesystem::path p;
+  if (const char* env = std::getenv("PLUMB_FIXTURES"); env && *env) {
+    p = env;
+  } else {
+    p = PLUMB_FIXTURES_DIR;
+  }
+  if (!std::filesystem::is_directory(p)) return std::nullopt;
+  return p;
+}
+
+#define PLUMB_REQUIRE_FIXTURES(var)                                                              \
+  const auto var##_opt = ::plumb::test::fixtures_dir();                                        \
+  if (!var##_opt) GTEST_SKIP() << "fixtures not found (set PLUMB_FIXTURES to shared/fixtures)"; \
+  const std::filesystem::path var = *var##_opt
+
+// A fresh empty directory under the system temp dir, removed when the object dies.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "plumb";
+    for (auto& c : name)
+      if (c == '/') c = '_';
+    path_ = std::filesystem::temp_directory_path() / ("plumb-test-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace plumb::test
