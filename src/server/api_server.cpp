@@ -1,0 +1,39 @@
+#include "server/api_server.h"
+
+#include <spdlog/spdlog.h>
+
+#include "server/routes.h"
+
+namespace plumb::server {
+
+ApiServer::ApiServer(HttpOptions options, std::string model_id)
+    : ctx_(std::move(model_id)), http_(std::move(options), ctx_.metrics) {
+  add_all_routes(http_, ctx_);
+}
+
+ApiServer::~ApiServer() { shutdown(std::chrono::milliseconds(0)); }
+
+int ApiServer::start() {
+  const int port = http_.bind();
+  http_thread_ = std::thread([this] { http_.run(); });
+  return port;
+}
+
+void ApiServer::serve_model(ServedModel model) {
+  engine_ = model.engine;
+  ctx_.set_model(std::move(model));
+}
+
+void ApiServer::shutdown(std::chrono::milliseconds grace) {
+  if (shut_down_) return;
+  shut_down_ = true;
+  ctx_.begin_drain();
+  http_.stop();
+  if (!ctx_.wait_idle(grace))
+    spdlog::info("shutdown: cancelling {} request(s) still running", ctx_.requests_in_flight());
+  // Stopping the engine finishes every request left as cancelled, which ends their connections.
+  if (engine_) engine_->stop();
+  if (http_thread_.joinable()) http_thread_.join();
+}
+
+}  // namespace plumb::server
