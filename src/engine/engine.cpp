@@ -18,8 +18,10 @@ Engine::Engine(model::Model& model, EngineConfig config, TextStreamFactory text)
     fail("prefill chunk {} must be between 1 and {}", config_.prefill_chunk, info.max_rows_per_slot);
   if (config_.max_rows_per_round < config_.parallel)
     fail("rows per round {} must be at least --parallel {}", config_.max_rows_per_round, config_.parallel);
+  if (config_.max_drafts < 0 || config_.max_drafts >= info.max_rows_per_slot)
+    fail("--mtp-drafts {} must be between 0 and {}", config_.max_drafts, info.max_rows_per_slot - 1);
   for (int32_t s = config_.parallel - 1; s >= 0; --s) free_slots_.push_back(s);
-  logits_.resize(size_t(config_.max_rows_per_round) * size_t(info.vocab_size));
+  if (config_.drafter) drafter_ = config_.drafter();
 }
 
 Engine::~Engine() { stop(); }
@@ -105,18 +107,20 @@ void Engine::finish(Sequence& seq, FinishReason reason, std::string error) {
   seq.stats.completion_tokens = int32_t(seq.generated.size());
   seq.stats.token_sha256 = token_sha256(seq.generated);
   ev.stats = seq.stats;
+  seq.drafts.clear();
   if (seq.slot >= 0) free_slots_.push_back(seq.slot);
   seq.slot = -1;
   seq.state = SequenceState::seq_done;
   {
     std::lock_guard lock(counters_mutex_);
     counters_.requests_finished[int(reason)]++;
+    counters_.drafts_proposed += seq.stats.drafts_proposed;
+    counters_.drafts_accepted += seq.stats.drafts_accepted;
   }
   seq.handle->push(std::move(ev));
 }
 
-void Engine::after_sample(Sequence& seq, int32_t token, std::span<const float> logits,
-                          std::vector<RequestEvent>& out) {
+bool Engine::accept_token(Sequence& seq, int32_t token, std::span<const float> logits) {
   GeneratedToken gen{token, std::nullopt, {}};
   if (seq.request.top_logprobs >= 0) {
     gen.logprob = token_logprob(logits, token);
@@ -138,78 +142,13 @@ void Engine::after_sample(Sequence& seq, int32_t token, std::span<const float> l
   std::optional<FinishReason> reason;
   if (is_eos || is_stop_id || seq.stop->matched()) {
     reason = FinishReason::finish_stop;
-  } else if (int32_t(seq.generated.size()) >= stop.max_tokens || int64_t(seq.tokens.size()) >= model_.info().max_context) {
+  } else if (int32_t(seq.generated.size()) >= stop.max_tokens ||
+             int64_t(seq.tokens.size()) >= model_.info().max_context) {
     reason = FinishReason::finish_length;
   }
-  out.push_back(std::move(ev));
-  if (reason) {
-    for (auto& e : out) seq.handle->push(std::move(e));
-    out.clear();
-    finish(seq, *reason);
-  }
-}
-
-bool Engine::step() {
-  drop_cancelled();
-  admit_waiting();
-  if (running_.empty()) return false;
-
-  // Decode rows first (every generating stream moves each round), then prompt chunks round-robin.
-  std::vector<model::Row> rows;
-  std::vector<Sequence*> row_owner;
-  int64_t prompt_rows = 0;
-  for (auto& seq : running_) {
-    if (seq->state != SequenceState::seq_decode) continue;
-    if (int32_t(rows.size()) >= config_.max_rows_per_round) break;
-    rows.push_back({seq->slot, int64_t(seq->tokens.size()) - 1, seq->tokens.back(), true});
-    row_owner.push_back(seq.get());
-  }
-  const size_t n_running = running_.size();
-  for (size_t k = 0; k < n_running; ++k) {
-    Sequence& seq = *running_[(prefill_cursor_ + k) % n_running];
-    if (seq.state != SequenceState::seq_prefill) continue;
-    const int64_t budget = config_.max_rows_per_round - int64_t(rows.size());
-    if (budget <= 0) break;
-    const int64_t n = std::min({seq.prompt_size() - seq.prompt_done, int64_t(config_.prefill_chunk), budget});
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t pos = seq.prompt_done + i;
-      rows.push_back({seq.slot, pos, seq.request.prompt[size_t(pos)], pos == seq.prompt_size() - 1});
-      row_owner.push_back(&seq);
-    }
-    seq.prompt_done += n;
-    prompt_rows += n;
-  }
-  prefill_cursor_ = n_running ? (prefill_cursor_ + 1) % n_running : 0;
-  if (rows.empty()) return false;
-
-  const int32_t vocab = model_.info().vocab_size;
-  std::span<float> logits(logits_.data(), rows.size() * size_t(vocab));
-  model_.forward(rows, logits);
-
-  std::vector<RequestEvent> pending;
-  int64_t sampled = 0;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    if (!rows[r].want_logits) continue;
-    ++sampled;
-    Sequence& seq = *row_owner[r];
-    if (seq.state == SequenceState::seq_prefill) seq.state = SequenceState::seq_decode;
-    auto row_logits = logits.subspan(r * size_t(vocab), size_t(vocab));
-    const int64_t position = rows[r].position + 1;
-    const int32_t token = sample_token(row_logits, seq.request.sampling, seq.seed, position);
-    after_sample(seq, token, row_logits, pending);
-    for (auto& e : pending) seq.handle->push(std::move(e));
-    pending.clear();
-  }
-  std::erase_if(running_, [](const auto& s) { return s->state == SequenceState::seq_done; });
-  running_count_ = int32_t(running_.size());
-  {
-    std::lock_guard lock(counters_mutex_);
-    counters_.rounds++;
-    counters_.rows += int64_t(rows.size());
-    counters_.prompt_tokens += prompt_rows;
-    counters_.generation_tokens += sampled;
-  }
-  return true;
+  seq.handle->push(std::move(ev));
+  if (reason) finish(seq, *reason);
+  return !reason;
 }
 
 void Engine::run_until_idle() {

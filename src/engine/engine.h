@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/drafts.h"
 #include "engine/request.h"
 #include "engine/sequence.h"
 #include "engine/text_stream.h"
@@ -27,6 +28,12 @@ struct EngineConfig {
   int32_t prefill_chunk = 32;       // most prompt rows one request adds in a round
   int32_t max_waiting = 1024;       // queued requests beyond this are refused (QueueFull)
   std::vector<int32_t> eos_token_ids;
+
+  int32_t max_drafts = 3;       // --mtp-drafts K: most drafts per stream per round; 0 turns drafting off
+  bool mtp_drafts = true;       // propose with the model's MTP head (when it has one)
+  bool context_drafts = true;   // propose by copying from the request's own context
+  bool adaptive_depth = true;   // choose depth from measured costs and acceptance (off: always the most)
+  DrafterFactory drafter;       // replaces the built-in proposers (tests)
 };
 
 // Thrown by submit() when the waiting queue is full (the server answers 503 with Retry-After).
@@ -67,10 +74,18 @@ class Engine {
   const model::ModelInfo& model_info() const { return model_.info(); }
 
  private:
+  struct RoundRows;
   void admit_waiting();
   void drop_cancelled();
   void finish(Sequence& seq, FinishReason reason, std::string error = {});
-  void after_sample(Sequence& seq, int32_t token, std::span<const float> logits, std::vector<RequestEvent>& out);
+  // Records a sampled token; returns false when it finished the request.
+  bool accept_token(Sequence& seq, int32_t token, std::span<const float> logits);
+  bool drafting_on() const { return config_.max_drafts > 0; }
+  bool mtp_on() const { return drafting_on() && config_.mtp_drafts && !config_.drafter && model_.info().has_mtp; }
+  int32_t draft_room(const Sequence& seq) const;
+  void plan_round(RoundRows& plan);
+  void verify_stream(Sequence& seq, const RoundRows& plan, size_t first_row, int32_t drafts);
+  void run_mtp(std::vector<Sequence*>& streams);
 
   model::Model& model_;
   const EngineConfig config_;
@@ -91,7 +106,9 @@ class Engine {
 
   std::thread loop_;
   std::atomic<bool> stopping_{false};
-  std::vector<float> logits_;
+  std::vector<float> logits_, draft_logits_;
+  std::unique_ptr<Drafter> drafter_;
+  RoundCostModel target_cost_, mtp_cost_;
 };
 
 }  // namespace plumb::engine
