@@ -10,7 +10,7 @@
 namespace plumb::engine {
 
 Engine::Engine(model::Model& model, EngineConfig config, TextStreamFactory text)
-    : model_(model), config_(std::move(config)), text_(std::move(text)) {
+    : model_(model), config_(std::move(config)), text_(std::move(text)), cache_(config_.cache) {
   const auto& info = model_.info();
   if (config_.parallel < 1 || config_.parallel > info.num_slots)
     fail("--parallel {} must be between 1 and the model's {} slots", config_.parallel, info.num_slots);
@@ -18,8 +18,10 @@ Engine::Engine(model::Model& model, EngineConfig config, TextStreamFactory text)
     fail("prefill chunk {} must be between 1 and {}", config_.prefill_chunk, info.max_rows_per_slot);
   if (config_.max_rows_per_round < config_.parallel)
     fail("rows per round {} must be at least --parallel {}", config_.max_rows_per_round, config_.parallel);
+  if (config_.max_drafts < 0 || config_.max_drafts >= info.max_rows_per_slot)
+    fail("--mtp-drafts {} must be between 0 and {}", config_.max_drafts, info.max_rows_per_slot - 1);
   for (int32_t s = config_.parallel - 1; s >= 0; --s) free_slots_.push_back(s);
-  logits_.resize(size_t(config_.max_rows_per_round) * size_t(info.vocab_size));
+  if (config_.drafter) drafter_ = config_.drafter();
 }
 
 Engine::~Engine() { stop(); }
@@ -84,7 +86,18 @@ void Engine::admit_waiting() {
     waiting_.pop_front();
     seq->slot = free_slots_.back();
     free_slots_.pop_back();
-    model_.reset_slot(seq->slot);
+    // Resume from the longest kept prefix; at least the prompt's last token is always run (its logits).
+    auto hit = cache_.lookup(seq->request.prompt, seq->prompt_size() - 1);
+    if (hit) {
+      model_.restore(seq->slot, hit->snapshot);
+      seq->prompt_done = int64_t(hit->tokens.size());
+      seq->mtp_done = hit->mtp_done;
+      seq->stats.cached_tokens = int32_t(hit->tokens.size());
+    } else {
+      model_.reset_slot(seq->slot);
+    }
+    for (int64_t p : cache_.keep_points(seq->prompt_size()))
+      if (p > seq->prompt_done) seq->keep_points.push_back(p);
     seq->state = SequenceState::seq_prefill;
     running_.push_back(std::move(seq));
   }
@@ -105,18 +118,26 @@ void Engine::finish(Sequence& seq, FinishReason reason, std::string error) {
   seq.stats.completion_tokens = int32_t(seq.generated.size());
   seq.stats.token_sha256 = token_sha256(seq.generated);
   ev.stats = seq.stats;
+  seq.drafts.clear();
+  // The slot is handed out again only at the next round's admission, so its state can still be kept.
   if (seq.slot >= 0) free_slots_.push_back(seq.slot);
-  seq.slot = -1;
+  seq.keep_at_finish = cache_.enabled() && seq.slot >= 0 &&
+                       (reason == FinishReason::finish_stop || reason == FinishReason::finish_length);
+  if (!seq.keep_at_finish) seq.slot = -1;
   seq.state = SequenceState::seq_done;
   {
     std::lock_guard lock(counters_mutex_);
     counters_.requests_finished[int(reason)]++;
+    counters_.drafts_proposed += seq.stats.drafts_proposed;
+    counters_.drafts_accepted += seq.stats.drafts_accepted;
+    auto& by_depth = counters_.accepted_by_depth;
+    if (by_depth.size() < seq.stats.accepted_by_depth.size()) by_depth.resize(seq.stats.accepted_by_depth.size(), 0);
+    for (size_t d = 0; d < seq.stats.accepted_by_depth.size(); ++d) by_depth[d] += seq.stats.accepted_by_depth[d];
   }
   seq.handle->push(std::move(ev));
 }
 
-void Engine::after_sample(Sequence& seq, int32_t token, std::span<const float> logits,
-                          std::vector<RequestEvent>& out) {
+bool Engine::accept_token(Sequence& seq, int32_t token, std::span<const float> logits) {
   GeneratedToken gen{token, std::nullopt, {}};
   if (seq.request.top_logprobs >= 0) {
     gen.logprob = token_logprob(logits, token);
@@ -138,78 +159,13 @@ void Engine::after_sample(Sequence& seq, int32_t token, std::span<const float> l
   std::optional<FinishReason> reason;
   if (is_eos || is_stop_id || seq.stop->matched()) {
     reason = FinishReason::finish_stop;
-  } else if (int32_t(seq.generated.size()) >= stop.max_tokens || int64_t(seq.tokens.size()) >= model_.info().max_context) {
+  } else if (int32_t(seq.generated.size()) >= stop.max_tokens ||
+             int64_t(seq.tokens.size()) >= model_.info().max_context) {
     reason = FinishReason::finish_length;
   }
-  out.push_back(std::move(ev));
-  if (reason) {
-    for (auto& e : out) seq.handle->push(std::move(e));
-    out.clear();
-    finish(seq, *reason);
-  }
-}
-
-bool Engine::step() {
-  drop_cancelled();
-  admit_waiting();
-  if (running_.empty()) return false;
-
-  // Decode rows first (every generating stream moves each round), then prompt chunks round-robin.
-  std::vector<model::Row> rows;
-  std::vector<Sequence*> row_owner;
-  int64_t prompt_rows = 0;
-  for (auto& seq : running_) {
-    if (seq->state != SequenceState::seq_decode) continue;
-    if (int32_t(rows.size()) >= config_.max_rows_per_round) break;
-    rows.push_back({seq->slot, int64_t(seq->tokens.size()) - 1, seq->tokens.back(), true});
-    row_owner.push_back(seq.get());
-  }
-  const size_t n_running = running_.size();
-  for (size_t k = 0; k < n_running; ++k) {
-    Sequence& seq = *running_[(prefill_cursor_ + k) % n_running];
-    if (seq.state != SequenceState::seq_prefill) continue;
-    const int64_t budget = config_.max_rows_per_round - int64_t(rows.size());
-    if (budget <= 0) break;
-    const int64_t n = std::min({seq.prompt_size() - seq.prompt_done, int64_t(config_.prefill_chunk), budget});
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t pos = seq.prompt_done + i;
-      rows.push_back({seq.slot, pos, seq.request.prompt[size_t(pos)], pos == seq.prompt_size() - 1});
-      row_owner.push_back(&seq);
-    }
-    seq.prompt_done += n;
-    prompt_rows += n;
-  }
-  prefill_cursor_ = n_running ? (prefill_cursor_ + 1) % n_running : 0;
-  if (rows.empty()) return false;
-
-  const int32_t vocab = model_.info().vocab_size;
-  std::span<float> logits(logits_.data(), rows.size() * size_t(vocab));
-  model_.forward(rows, logits);
-
-  std::vector<RequestEvent> pending;
-  int64_t sampled = 0;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    if (!rows[r].want_logits) continue;
-    ++sampled;
-    Sequence& seq = *row_owner[r];
-    if (seq.state == SequenceState::seq_prefill) seq.state = SequenceState::seq_decode;
-    auto row_logits = logits.subspan(r * size_t(vocab), size_t(vocab));
-    const int64_t position = rows[r].position + 1;
-    const int32_t token = sample_token(row_logits, seq.request.sampling, seq.seed, position);
-    after_sample(seq, token, row_logits, pending);
-    for (auto& e : pending) seq.handle->push(std::move(e));
-    pending.clear();
-  }
-  std::erase_if(running_, [](const auto& s) { return s->state == SequenceState::seq_done; });
-  running_count_ = int32_t(running_.size());
-  {
-    std::lock_guard lock(counters_mutex_);
-    counters_.rounds++;
-    counters_.rows += int64_t(rows.size());
-    counters_.prompt_tokens += prompt_rows;
-    counters_.generation_tokens += sampled;
-  }
-  return true;
+  seq.handle->push(std::move(ev));
+  if (reason) finish(seq, *reason);
+  return !reason;
 }
 
 void Engine::run_until_idle() {
@@ -265,6 +221,7 @@ EngineCounters Engine::counters() const {
   std::lock_guard lock(queue_mutex_);
   c.waiting = int32_t(waiting_.size());
   c.running = running_count_.load();
+  c.cache = cache_.counters();
   return c;
 }
 

@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "engine/drafts.h"
+#include "engine/prompt_cache.h"
 #include "engine/request.h"
 #include "engine/sequence.h"
 #include "engine/text_stream.h"
@@ -27,6 +29,14 @@ struct EngineConfig {
   int32_t prefill_chunk = 32;       // most prompt rows one request adds in a round
   int32_t max_waiting = 1024;       // queued requests beyond this are refused (QueueFull)
   std::vector<int32_t> eos_token_ids;
+
+  int32_t max_drafts = 3;       // --mtp-drafts K: most drafts per stream per round; 0 turns drafting off
+  bool mtp_drafts = true;       // propose with the model's MTP head (when it has one)
+  bool context_drafts = true;   // propose by copying from the request's own context
+  bool adaptive_depth = true;   // choose depth from measured costs and acceptance (off: always the most)
+  DrafterFactory drafter;       // replaces the built-in proposers (tests)
+
+  PromptCacheConfig cache{.budget_bytes = 0};  // kept prompt states (off unless a budget is given)
 };
 
 // Thrown by submit() when the waiting queue is full (the server answers 503 with Retry-After).
@@ -40,7 +50,9 @@ struct EngineCounters {
   int64_t prompt_tokens = 0, generation_tokens = 0;
   int64_t requests_finished[4] = {0, 0, 0, 0};  // by FinishReason
   int64_t drafts_proposed = 0, drafts_accepted = 0;
+  std::vector<int64_t> accepted_by_depth;
   int32_t running = 0, waiting = 0;
+  PromptCacheCounters cache;
 };
 
 class Engine {
@@ -63,14 +75,24 @@ class Engine {
   void stop();   // finishes the loop thread; running requests are cancelled
 
   EngineCounters counters() const;
+  PromptCache& prompt_cache() { return cache_; }
   const EngineConfig& config() const { return config_; }
   const model::ModelInfo& model_info() const { return model_.info(); }
 
  private:
+  struct RoundRows;
   void admit_waiting();
   void drop_cancelled();
   void finish(Sequence& seq, FinishReason reason, std::string error = {});
-  void after_sample(Sequence& seq, int32_t token, std::span<const float> logits, std::vector<RequestEvent>& out);
+  // Records a sampled token; returns false when it finished the request.
+  bool accept_token(Sequence& seq, int32_t token, std::span<const float> logits);
+  bool drafting_on() const { return config_.max_drafts > 0; }
+  bool mtp_on() const { return drafting_on() && config_.mtp_drafts && !config_.drafter && model_.info().has_mtp; }
+  int32_t draft_room(const Sequence& seq) const;
+  void plan_round(RoundRows& plan);
+  void verify_stream(Sequence& seq, const RoundRows& plan, size_t first_row, int32_t drafts);
+  void run_mtp(std::vector<Sequence*>& streams, bool prompt_only);
+  void keep_state(Sequence& seq);  // puts the slot's state into the prompt cache
 
   model::Model& model_;
   const EngineConfig config_;
@@ -91,7 +113,10 @@ class Engine {
 
   std::thread loop_;
   std::atomic<bool> stopping_{false};
-  std::vector<float> logits_;
+  std::vector<float> logits_, draft_logits_;
+  std::unique_ptr<Drafter> drafter_;
+  RoundCostModel target_cost_, mtp_cost_;
+  PromptCache cache_;
 };
 
 }  // namespace plumb::engine

@@ -31,12 +31,15 @@ struct Row {
   bool want_logits = true;  // prompt rows before the last need no head
 };
 
-// MTP draft row: from the target's final hidden state at `position` (kept by the last forward that ran it)
-// and the token that follows it, predict the token after that.
+// MTP draft row at `position`: from a hidden state for `position` and the token at position+1, predict the
+// token at position+2. The hidden state is the target's final one from the last forward() that ran that
+// position, or, with chained set, the MTP's own output of the previous draft row of this slot (deeper drafts).
+// Rows write the MTP block's window state at `position`; rows of one slot come in ascending positions.
 struct DraftRow {
   int32_t slot = 0;
   int64_t position = 0;
   int32_t next_token = 0;
+  bool chained = false;
 };
 
 // A slot's complete state at a token boundary, as host bytes (prompt cache, spill files, rewind tests).
