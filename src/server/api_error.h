@@ -26,6 +26,6 @@ class ApiError : public std::runtime_error {
 ApiError invalid_request(std::string message, std::string param = {}, std::string code = {});
 
 // The JSON body for an error (status is not part of it).
-nlohmann::json error_body(const ApiError& e);
+nlohmann::ordered_json error_body(const ApiError& e);
 
 }  // namespace plumb::server

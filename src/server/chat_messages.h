@@ -7,10 +7,10 @@
 namespace plumb::server {
 
 // `messages` as sent; throws a 400 ApiError naming the message and field at fault.
-nlohmann::json normalize_messages(const nlohmann::json& messages);
+nlohmann::ordered_json normalize_messages(const nlohmann::ordered_json& messages);
 
 // The tools the prompt should describe: all of `tools` for tool_choice "auto" (or absent), none for "none",
 // the named one for {"type": "function", "function": {"name": ...}}. Either pointer may be null.
-nlohmann::json select_tools(const nlohmann::json* tools, const nlohmann::json* tool_choice);
+nlohmann::ordered_json select_tools(const nlohmann::ordered_json* tools, const nlohmann::ordered_json* tool_choice);
 
 }  // namespace plumb::server

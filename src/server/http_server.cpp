@@ -41,7 +41,7 @@ bool same_secret(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-void send_json(httplib::Response& res, int status, const nlohmann::json& body) {
+void send_json(httplib::Response& res, int status, const nlohmann::ordered_json& body) {
   res.status = status;
   res.set_content(dump_json(body), "application/json");
 }

@@ -66,7 +66,7 @@ class HttpServer {
 };
 
 // Response helpers every route uses.
-void send_json(httplib::Response& res, int status, const nlohmann::json& body);
+void send_json(httplib::Response& res, int status, const nlohmann::ordered_json& body);
 void send_error(httplib::Response& res, const ApiError& e);
 
 }  // namespace plumb::server

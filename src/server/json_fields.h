@@ -11,7 +11,7 @@
 
 namespace plumb::server {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 
 class FieldReader {
  public:

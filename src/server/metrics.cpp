@@ -154,6 +154,11 @@ std::string ServerMetrics::render(const std::string& model_name, const engine::E
   w.scalar("plumb:slots", "gauge", "Slots in use (--parallel).", engine ? engine->config().parallel : 0);
   w.scalar("plumb:rounds_total", "counter", "Forward launches (rounds).", double(c.rounds));
   w.scalar("plumb:round_rows_total", "counter", "Rows over all rounds.", double(c.rows));
+  w.scalar("plumb:prompt_cache_bytes", "gauge", "Bytes of slot states kept in the prompt cache.",
+           double(c.cache.bytes_kept));
+  w.scalar("plumb:prompt_cache_states", "gauge", "Slot states kept in the prompt cache.", double(c.cache.states_kept));
+  w.scalar("plumb:prompt_cache_evictions_total", "counter", "Kept states evicted from the prompt cache.",
+           double(c.cache.evictions));
   w.scalar("plumb:queue_rejected_total", "counter", "Requests refused with 503 because the queue was full.",
            double(rejected));
   w.header("plumb:http_responses_total", "counter", "HTTP responses by status code.");

@@ -51,7 +51,7 @@ class ModelText {
   virtual engine::TextStreamFactory text_streams() const = 0;
 
   // The prompt for `messages` and `tools` (both normalized by chat_messages.h), ending where the reply begins.
-  virtual std::string render_chat(const nlohmann::json& messages, const nlohmann::json& tools,
+  virtual std::string render_chat(const nlohmann::ordered_json& messages, const nlohmann::ordered_json& tools,
                                   const ChatPromptOptions& options) const = 0;
   // A complete generated reply split into its parts.
   virtual ChatReply parse_reply(std::string_view generated, const ChatPromptOptions& options) const = 0;

@@ -33,9 +33,9 @@ struct ChatRequest {
   GenerationFields gen;
   // Normalized messages: role, content (a string), and where given reasoning_content, tool_calls (OpenAI shape,
   // arguments a JSON object text), tool_call_id, name.
-  nlohmann::json messages = nlohmann::json::array();
+  nlohmann::ordered_json messages = nlohmann::ordered_json::array();
   // The tools the prompt describes, OpenAI shape ({"type": "function", "function": {...}}), after tool_choice.
-  nlohmann::json tools = nlohmann::json::array();
+  nlohmann::ordered_json tools = nlohmann::ordered_json::array();
   bool thinking = false;         // reasoning on: the reply starts with reasoning_content
   std::string reasoning_effort;  // as given ("low" ... "max") when thinking, else empty
 };
@@ -46,8 +46,8 @@ struct CompletionRequest {
   std::vector<int32_t> prompt_ids;
 };
 
-ChatRequest parse_chat_request(const nlohmann::json& body);
-CompletionRequest parse_completion_request(const nlohmann::json& body);
+ChatRequest parse_chat_request(const nlohmann::ordered_json& body);
+CompletionRequest parse_completion_request(const nlohmann::ordered_json& body);
 
 // POST /tokenize: {"prompt": "..."} or {"messages": [...]} (rendered as a chat prompt), as in vLLM.
 struct TokenizeRequest {
@@ -55,13 +55,13 @@ struct TokenizeRequest {
   std::optional<std::string> prompt;
   std::optional<ChatRequest> chat;
 };
-TokenizeRequest parse_tokenize_request(const nlohmann::json& body);
+TokenizeRequest parse_tokenize_request(const nlohmann::ordered_json& body);
 
 // POST /detokenize: {"tokens": [ids]}.
 struct DetokenizeRequest {
   std::optional<std::string> model;
   std::vector<int32_t> tokens;
 };
-DetokenizeRequest parse_detokenize_request(const nlohmann::json& body);
+DetokenizeRequest parse_detokenize_request(const nlohmann::ordered_json& body);
 
 }  // namespace plumb::server

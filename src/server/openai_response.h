@@ -16,7 +16,7 @@
 
 namespace plumb::server {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 
 struct ReplyHeader {
   std::string id;  // chatcmpl-..., cmpl-...

@@ -22,7 +22,7 @@ inline void add_all_routes(HttpServer& http, ServerContext& ctx) {
 
 // Shared by the routes: the request body as JSON (400 on broken JSON or invalid UTF-8), and the model check
 // (404 model_not_found when a request names another model; a missing name means the served one).
-nlohmann::json parse_body(const std::string& body);
+nlohmann::ordered_json parse_body(const std::string& body);
 void check_model_name(const std::optional<std::string>& requested, const ServedModel& model);
 
 }  // namespace plumb::server

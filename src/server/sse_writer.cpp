@@ -10,7 +10,7 @@ bool SseWriter::write(const std::string& event) {
   return !closed_;
 }
 
-bool SseWriter::send(const nlohmann::json& chunk) { return write("data: " + dump_json(chunk) + "\n\n"); }
+bool SseWriter::send(const nlohmann::ordered_json& chunk) { return write("data: " + dump_json(chunk) + "\n\n"); }
 
 bool SseWriter::send_done() {
   if (!write("data: [DONE]\n\n")) return false;

@@ -13,7 +13,7 @@ class SseWriter {
  public:
   SseWriter(httplib::DataSink& sink, const ClientSocket& client) : sink_(sink), client_(client) {}
 
-  bool send(const nlohmann::json& chunk);  // false once the client is gone
+  bool send(const nlohmann::ordered_json& chunk);  // false once the client is gone
   bool send_done();                         // "data: [DONE]" and the end of the body
   bool client_gone();                       // checks the connection without writing
 

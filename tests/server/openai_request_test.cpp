@@ -8,7 +8,7 @@
 namespace plumb::server {
 namespace {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 
 json chat(json extra = json::object()) {
   json body = {{"messages", json::array({{{"role", "user"}, {"content", "hi"}}})}};
@@ -157,7 +157,8 @@ TEST(OpenAIRequest, Messages) {
       {"role":"assistant","content":null,"reasoning_content":"r","tool_calls":[{"id":"call_1","type":"function",
         "function":{"name":"f","arguments":"{\"x\":1}"}}],"extra":1},
       {"role":"tool","tool_call_id":"call_1","content":"42"}])")}}));
-  EXPECT_EQ(r.messages, json::parse(R"([
+  // Compared without key order (messages are rendered field by field, not as JSON text).
+  EXPECT_EQ(nlohmann::json::parse(r.messages.dump()), nlohmann::json::parse(R"([
       {"role":"system","content":"a\nb"},
       {"role":"assistant","content":"","reasoning_content":"r","tool_calls":[{"id":"call_1","type":"function",
         "function":{"name":"f","arguments":"{\"x\":1}"}}]},
@@ -174,6 +175,10 @@ TEST(OpenAIRequest, ToolsAndToolChoice) {
                                                                         {"function", {{"name", "b"}}}}}}))
                 .tools,
             json::array({tools[1]}));
+  // Schemas keep their key order: the prompt renders them as written.
+  const json ordered = json::parse(R"([{"type":"function","function":{"name":"a","parameters":
+      {"type":"object","properties":{"zeta":{"type":"string"},"alpha":{"type":"integer"}},"required":["zeta"]}}}])");
+  EXPECT_EQ(parse_chat_request(chat({{"tools", ordered}})).tools.dump(), ordered.dump());
   expect_chat_400(chat({{"tools", tools}, {"tool_choice", "required"}}), "tool_choice");
   expect_chat_400(chat({{"tools", tools}, {"tool_choice", "sometimes"}}), "tool_choice");
   expect_chat_400(chat({{"tools", tools}, {"tool_choice", {{"type", "function"}, {"function", {{"name", "zz"}}}}}}),
