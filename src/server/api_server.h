@@ -1,7 +1,7 @@
 // The OpenAI-compatible server assembled: HTTP front, routes and shared context, listening on its own thread.
 // It answers as soon as it starts (liveness; 503 "loading" elsewhere) and serves requests once serve_model()
-// hands it a loaded model. shutdown() stops accepting, lets requests in flight finish for a grace period,
-// then cancels the rest. `plumb serve` and the in-process server tests both use it.
+// hands it a loaded model. shutdown() answers new requests 503, lets requests in flight finish for a grace
+// period, cancels the rest, then stops listening. `plumb serve` and the in-process server tests both use it.
 #pragma once
 
 #include <chrono>
@@ -23,8 +23,8 @@ class ApiServer {
   int start();                        // binds and starts serving; returns the port
   void serve_model(ServedModel model); // the model is loaded and its engine running
 
-  // Stops accepting, waits up to `grace` for requests in flight, then stops the engine (cancelling what is
-  // left) and waits for every connection to finish. Safe to call more than once.
+  // Refuses new requests, waits up to `grace` for requests in flight, stops the engine (cancelling what is
+  // left), then stops listening and waits for every connection to finish. Safe to call more than once.
   void shutdown(std::chrono::milliseconds grace);
 
   ServerContext& context() { return ctx_; }
