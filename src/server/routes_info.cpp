@@ -22,7 +22,7 @@ json parse_body(const std::string& body) {
   };
   try {
     return json::parse(body, depth_guard);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers such as 1e400
     throw invalid_request(fmt::format("the request body is not valid JSON: {}", e.what()), "", "invalid_json");
   }
 }
