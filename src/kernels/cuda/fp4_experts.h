@@ -39,7 +39,10 @@ struct ExpertRoutingView {
   int32_t top_k = 0;
 };
 
+// Device scratch for a call with `rows` rows; zero it once with fp4_experts_workspace_init (calls keep its
+// split arrival counters at zero).
 size_t fp4_experts_workspace_bytes(const Fp4ExpertsView& w, int64_t rows, int32_t top_k);
+void fp4_experts_workspace_init(void* workspace, const Fp4ExpertsView& w, void* stream);
 
 // y [rows, hidden] bf16 = sum over each row's experts (ascending id) + shared (bf16 [rows, hidden], or null).
 // rows_per_pass: 8, 16 or 32 rows share a weight pass (0: by row count); every choice gives the same bits.

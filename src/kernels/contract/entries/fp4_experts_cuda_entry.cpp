@@ -1,7 +1,7 @@
 // Contract entry: the CUDA routed FP4 experts (gate/up + clamped SwiGLU x routing weight + down + combine in
 // ascending expert id + shared output). The oracle is unrounded float64: w1/w3/w2 dequantized exactly, no
 // activation quantization. The promised bound is dominated by quantizing h (the down projection's input) to e4m3:
-// at most 2^-4 relative per element, averaging out over the 2048 inputs of w2: 5% of the row's largest output.
+// at most 2^-4 relative per element, averaging out over the inputs of w2: 6% of the row's largest output.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -42,7 +42,7 @@ class ExpertsProblem : public Problem {
     x_ = fp8_exact_activations(rows, s.hidden, rng, -7, -5);
     if (mix == RowMix::mix_nonfinite) plant_nonfinite(x_, rows, s.hidden);
     shared_.resize(size_t(rows * s.hidden));
-    for (auto& v : shared_) v = f32_to_bf16(float(rng.normal()));
+    for (auto& v : shared_) v = f32_to_bf16(float(30.0 * rng.normal()));  // as large as the routed outputs
     ids_.resize(size_t(rows * s.top_k));
     weights_.resize(ids_.size());
     for (int32_t r = 0; r < rows; ++r) {
@@ -156,6 +156,7 @@ class ExpertsProblem : public Problem {
     dids_ = cuda::DeviceBuffer(ids_.size() * 4);
     dweights_ = cuda::DeviceBuffer(weights_.size() * 4);
     dws_ = cuda::DeviceBuffer(cuda::fp4_experts_workspace_bytes(view_, rows_, s_.top_k));
+    cuda::fp4_experts_workspace_init(dws_.get(), view_, nullptr);
   }
 
   ExpertShape s_;
@@ -176,7 +177,7 @@ KernelSpec fp4_experts_cuda_entry() {
   s.description = "routed FP4 experts: gate/up + clamped SwiGLU x weight + down + ascending-id combine + shared";
   for (const auto& shape : kShapes) s.shapes.push_back({shape.name, shape.release});
   s.mixes = {RowMix::mix_same_routing, RowMix::mix_disjoint_routing, RowMix::mix_random_routing, RowMix::mix_nonfinite};
-  s.bound = 0.05;
+  s.bound = 0.06;
   s.controls = {"fp4_experts_cuda/rows_read_pass_first_row", "fp4_experts_cuda/scale_per_64",
                 "fp4_experts_cuda/no_clamp", "fp4_experts_cuda/skip_shared"};
   s.make = [](const Shape& shape, RowMix mix, int32_t rows, uint64_t seed) -> std::unique_ptr<Problem> {

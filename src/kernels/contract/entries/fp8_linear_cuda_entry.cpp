@@ -39,6 +39,7 @@ class Fp8LinearProblem : public Problem {
     dx_ = cuda::DeviceBuffer(x_.size() * 2);
     dy_ = cuda::DeviceBuffer(size_t(rows * s.n) * 2);
     dws_ = cuda::DeviceBuffer(cuda::fp8_linear_workspace_bytes(s.n, s.k, rows));
+    cuda::fp8_linear_workspace_init(dws_.get(), s.n, nullptr);
   }
   int32_t rows() const override { return rows_; }
   int32_t width() const override { return int32_t(w_.n); }
