@@ -1,5 +1,5 @@
-// The safetensors writer: header JSON (keys sorted by nlohmann's ordered std::map, so the bytes are reproducible),
-// then the tensors' bytes in name order.
+// The safetensors writer: header JSON (keys sorted by nlohmann's std::map, so the bytes are reproducible), then the
+// tensors' bytes, widest element type first so each tensor is aligned to its element size.
 #include "io/safetensors_writer.h"
 
 #include <algorithm>
@@ -19,7 +19,10 @@ void write_safetensors(const std::filesystem::path& path, const std::vector<Tens
   const std::string label = path.string();
   std::vector<const TensorData*> order;
   for (const auto& t : tensors) order.push_back(&t);
-  std::sort(order.begin(), order.end(), [](const TensorData* a, const TensorData* b) { return a->name < b->name; });
+  std::sort(order.begin(), order.end(), [](const TensorData* a, const TensorData* b) {
+    const size_t sa = dtype_size(a->dtype), sb = dtype_size(b->dtype);
+    return sa != sb ? sa > sb : a->name < b->name;
+  });
 
   nlohmann::json header = nlohmann::json::object();
   if (!metadata.empty()) header["__metadata__"] = metadata;
@@ -27,7 +30,7 @@ void write_safetensors(const std::filesystem::path& path, const std::vector<Tens
   for (size_t i = 0; i < order.size(); ++i) {
     const TensorData& t = *order[i];
     if (t.name == "__metadata__") fail("{}: a tensor may not be named __metadata__", label);
-    if (i > 0 && order[i - 1]->name == t.name) fail("{}: tensor {} given twice", label, t.name);
+    if (header.contains(t.name)) fail("{}: tensor {} given twice", label, t.name);
     uint64_t numel = 1;
     for (int64_t d : t.shape) {
       if (d < 0) fail("{}: tensor {}: negative dimension in shape {}", label, t.name, shape_to_string(t.shape));

@@ -1,6 +1,7 @@
-// Writing safetensors files. Output is a pure function of the tensors given: entries sorted by name, data laid out
-// in that order, header padded with spaces to a multiple of 8 so every tensor starts 8-byte aligned. The file is
-// written under a temporary name and renamed, so a reader never sees half a file.
+// Writing safetensors files. Output is a pure function of the tensors given: data laid out by element size (largest
+// first), then by name, after a header padded with spaces to a multiple of 8, so every tensor starts at a multiple
+// of its element size (as the reference writer does). The file is written under a temporary name and renamed, so
+// a reader never sees half a file.
 #pragma once
 
 #include <cstddef>
