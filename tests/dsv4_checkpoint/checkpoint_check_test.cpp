@@ -53,9 +53,10 @@ TEST_F(CheckpointCheck, WrongDtypeAndShapeOfOneTensorAreTwoProblems) {
         t.shape = {8};
       }
   });
-  EXPECT_THAT(check().problems,
-              ElementsAre("tensor layers.0.attn.attn_sink (model-00001-of-00002.safetensors): dtype BF16, expected F32",
-                          "tensor layers.0.attn.attn_sink (model-00001-of-00002.safetensors): shape [8], expected [4]"));
+  EXPECT_THAT(
+      check().problems,
+      ElementsAre("tensor layers.0.attn.attn_sink (model-00001-of-00002.safetensors): dtype BF16, expected F32",
+                  "tensor layers.0.attn.attn_sink (model-00001-of-00002.safetensors): shape [8], expected [4]"));
 }
 
 TEST_F(CheckpointCheck, ModelPrefixedNamesInOneFile) {
@@ -120,7 +121,8 @@ TEST_F(CheckpointCheck, EveryPlannedTensorIsCheckedForPresence) {
   for (const auto& g : gone) expected.push_back("tensor " + g + ": missing");
   expected.push_back("tensor mtp.0.e_proj.scale: missing");
   // The index still lists them: each shows up once as a folder problem and once as missing.
-  const auto listed = std::erase_if(problems, [](const std::string& p) { return p.find("listed in") != std::string::npos; });
+  const auto listed =
+      std::erase_if(problems, [](const std::string& p) { return p.find("listed in") != std::string::npos; });
   EXPECT_EQ(listed, 6u);
   EXPECT_THAT(problems, ::testing::UnorderedElementsAreArray(expected));
 }

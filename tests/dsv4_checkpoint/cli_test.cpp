@@ -54,8 +54,8 @@ TEST(PlumbInfo, TinyCheckpointHasNoProblemsAndTheBrokenCopyHasThree) {
   EXPECT_EQ(broken.status, 1) << broken.output;
   EXPECT_THAT(broken.output, HasSubstr("problems: 3"));
   EXPECT_THAT(broken.output, HasSubstr(std::string("tensor ") + kDeletedTensor + ": missing"));
-  EXPECT_THAT(broken.output, HasSubstr(std::string("tensor ") + kReshapedScale + " (" + kShard1 +
-                                       "): shape [2, 2], expected [4, 1]"));
+  EXPECT_THAT(broken.output,
+              HasSubstr(std::string("tensor ") + kReshapedScale + " (" + kShard1 + "): shape [2, 2], expected [4, 1]"));
   EXPECT_THAT(broken.output, HasSubstr(std::string(kShard2) + ": tensor "));
 }
 
@@ -71,9 +71,9 @@ TEST(PlumbInfo, BuiltInModelWrittenOnceEvenWhenTwoProcessesRace) {
   ScratchDir scratch;
   const auto cache = scratch.path() / "cache";
   const std::string env = "PLUMB_CACHE_DIR=" + cache.string() + " ";
-  const auto r = run_command("(" + env + kPlumb + " info > " + (scratch.path() / "1.txt").string() + " 2>&1; echo $? > " +
-                             (scratch.path() / "1.rc").string() + ") & (" + env + kPlumb + " info > " +
-                             (scratch.path() / "2.txt").string() + " 2>&1; echo $? > " +
+  const auto r = run_command("(" + env + kPlumb + " info > " + (scratch.path() / "1.txt").string() +
+                             " 2>&1; echo $? > " + (scratch.path() / "1.rc").string() + ") & (" + env + kPlumb +
+                             " info > " + (scratch.path() / "2.txt").string() + " 2>&1; echo $? > " +
                              (scratch.path() / "2.rc").string() + ") & wait");
   ASSERT_EQ(r.status, 0) << r.output;
   for (const char* n : {"1", "2"}) {

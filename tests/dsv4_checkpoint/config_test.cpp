@@ -41,7 +41,8 @@ std::string describe(const Config& c) {
       c.hc_sinkhorn_iters, c.hc_eps, c.rms_norm_eps, c.routed_scaling_factor, c.swiglu_limit, c.scoring_func,
       c.rope_theta, c.compress_rope_theta, c.rope_factor, c.rope_original_max_position, c.rope_beta_fast,
       c.rope_beta_slow, c.max_position_embeddings, c.bos_token_id, c.eos_token_id, c.blocks.size());
-  for (const auto& b : c.blocks) s += fmt::format("{}{}{}{},", int(b.attention), b.compress_ratio, b.hash_routed, b.mtp);
+  for (const auto& b : c.blocks)
+    s += fmt::format("{}{}{}{},", int(b.attention), b.compress_ratio, b.hash_routed, b.mtp);
   return s;
 }
 
@@ -72,8 +73,9 @@ TEST(Dsv4Config, ReleaseConfig) {
     const auto& b = c.blocks[size_t(i)];
     const int want_ratio = (i < 2 || i == 43) ? 0 : (i % 2 == 0 ? 4 : 128);
     EXPECT_EQ(b.compress_ratio, want_ratio) << i;
-    EXPECT_EQ(b.attention, want_ratio == 0 ? AttentionKind::window
-                                           : want_ratio == 4 ? AttentionKind::csa : AttentionKind::hca)
+    EXPECT_EQ(b.attention, want_ratio == 0   ? AttentionKind::window
+                           : want_ratio == 4 ? AttentionKind::csa
+                                             : AttentionKind::hca)
         << i;
     EXPECT_EQ(b.hash_routed, i < 3) << i;
     EXPECT_EQ(b.mtp, i == 43) << i;
@@ -89,12 +91,13 @@ json hf_spelling(json j) {
   json layer_types = json::array(), mlp_types = json::array();
   for (int i = 0; i < 43; ++i) {
     const int r = j["compress_ratios"][i];
-    layer_types.push_back(r == 0 ? "sliding_attention" : r == 4 ? "compressed_sparse_attention"
-                                                                : "heavily_compressed_attention");
+    layer_types.push_back(r == 0   ? "sliding_attention"
+                          : r == 4 ? "compressed_sparse_attention"
+                                   : "heavily_compressed_attention");
     mlp_types.push_back(i < 3 ? "hash_moe" : "moe");
   }
-  for (const char* legacy : {"compress_ratios", "num_hash_layers", "qk_rope_head_dim", "rope_scaling",
-                             "compress_rope_theta", "rope_theta"})
+  for (const char* legacy :
+       {"compress_ratios", "num_hash_layers", "qk_rope_head_dim", "rope_scaling", "compress_rope_theta", "rope_theta"})
     j.erase(legacy);
   j["layer_types"] = layer_types;
   j["mlp_layer_types"] = mlp_types;
@@ -103,8 +106,13 @@ json hf_spelling(json j) {
   j["rope_parameters"] = {
       {"main", {{"rope_type", "default"}, {"rope_theta", 10000.0}, {"partial_rotary_factor", 0.125}}},
       {"compress",
-       {{"rope_type", "yarn"}, {"rope_theta", 160000.0}, {"factor", 16.0}, {"original_max_position_embeddings", 65536},
-        {"beta_fast", 32.0}, {"beta_slow", 1.0}, {"attention_factor", 1.0}}}};
+       {{"rope_type", "yarn"},
+        {"rope_theta", 160000.0},
+        {"factor", 16.0},
+        {"original_max_position_embeddings", 65536},
+        {"beta_fast", 32.0},
+        {"beta_slow", 1.0},
+        {"attention_factor", 1.0}}}};
   return j;
 }
 

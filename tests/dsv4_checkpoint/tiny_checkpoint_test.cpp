@@ -34,8 +34,8 @@ class TinyCheckpoint : public ::testing::Test {
 ScratchDir* TinyCheckpoint::scratch_ = nullptr;
 
 TEST_F(TinyCheckpoint, WritesEveryFileAndChecksClean) {
-  for (const char* f : {"config.json", "generation_config.json", "tokenizer.json", "model.safetensors.index.json",
-                        kShard1, kShard2})
+  for (const char* f :
+       {"config.json", "generation_config.json", "tokenizer.json", "model.safetensors.index.json", kShard1, kShard2})
     EXPECT_TRUE(std::filesystem::is_regular_file(dir() / f)) << f;
   const auto folder = io::CheckpointFolder::open(dir());
   const auto config = dsv4::Config::from_json(folder.config());
@@ -185,7 +185,10 @@ TEST_F(TinyCheckpoint, PlainTensorsAreFiniteAndScaledForO1Activations) {
     }
     const float mean = sum / float(n);
     switch (t.kind) {
-      case TensorKind::norm: EXPECT_NEAR(mean, 1.0f, 0.02f) << t.name; EXPECT_LT(amax, 1.1f) << t.name; break;
+      case TensorKind::norm:
+        EXPECT_NEAR(mean, 1.0f, 0.02f) << t.name;
+        EXPECT_LT(amax, 1.1f) << t.name;
+        break;
       case TensorKind::embedding: EXPECT_LT(amax, 1.8f) << t.name; break;
       case TensorKind::bf16_linear: EXPECT_LT(amax * std::sqrt(float(t.shape[1])), 1.8f) << t.name; break;
       case TensorKind::hc_fn: EXPECT_LT(amax * std::sqrt(float(t.shape[1])), 0.9f) << t.name; break;

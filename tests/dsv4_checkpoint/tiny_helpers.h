@@ -55,7 +55,8 @@ inline std::vector<io::TensorData> read_tensors(const std::filesystem::path& fil
 }
 
 // Reads a shard, lets `edit` change its tensors, writes it back.
-inline void rewrite_shard(const std::filesystem::path& file, const std::function<void(std::vector<io::TensorData>&)>& edit) {
+inline void rewrite_shard(const std::filesystem::path& file,
+                          const std::function<void(std::vector<io::TensorData>&)>& edit) {
   auto tensors = read_tensors(file);
   edit(tensors);
   io::write_safetensors(file, tensors);
@@ -63,7 +64,8 @@ inline void rewrite_shard(const std::filesystem::path& file, const std::function
 
 inline void copy_folder(const std::filesystem::path& from, const std::filesystem::path& to) {
   std::filesystem::create_directories(to);
-  for (const auto& e : std::filesystem::directory_iterator(from)) std::filesystem::copy_file(e.path(), to / e.path().filename());
+  for (const auto& e : std::filesystem::directory_iterator(from))
+    std::filesystem::copy_file(e.path(), to / e.path().filename());
 }
 
 constexpr const char* kShard1 = "model-00001-of-00002.safetensors";
