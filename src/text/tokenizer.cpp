@@ -69,15 +69,21 @@ Tokenizer Tokenizer::from_json(std::string_view json_text, std::string_view orig
   if (!file.is_object()) fail("{}: a tokenizer.json must hold a JSON object", origin);
   auto impl = std::make_unique<Impl>();
   impl->origin = origin;
+  static const nlohmann::json null_json;
+  // By reference: the model object holds the whole vocabulary and merge list.
+  auto field = [&](const char* key) -> const nlohmann::json& {
+    const auto it = file.find(key);
+    return it == file.end() ? null_json : *it;
+  };
   try {
-    if (!is_identity_normalizer(file.value("normalizer", nlohmann::json()))) {
+    if (!is_identity_normalizer(field("normalizer"))) {
       fail("{}: normalizer {} is not supported (plumb reads files without normalization)", origin,
            file["normalizer"].dump());
     }
-    impl->model = BpeModel::from_json(file.value("model", nlohmann::json()), origin);
-    impl->added = AddedVocabulary::from_json(file.value("added_tokens", nlohmann::json()), impl->model, origin);
-    impl->pre_tokenizer = PreTokenizer::from_json(file.value("pre_tokenizer", nlohmann::json()), origin);
-    const auto decoder = file.value("decoder", nlohmann::json());
+    impl->model = BpeModel::from_json(field("model"), origin);
+    impl->added = AddedVocabulary::from_json(field("added_tokens"), impl->model, origin);
+    impl->pre_tokenizer = PreTokenizer::from_json(field("pre_tokenizer"), origin);
+    const auto& decoder = field("decoder");
     if (!decoder.is_null()) {
       const std::string type = decoder.value("type", "");
       if (type != "ByteLevel")
