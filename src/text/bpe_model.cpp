@@ -22,26 +22,25 @@ uint64_t pair_key(TokenId left, TokenId right) { return (uint64_t(uint32_t(left)
 void BpeModel::MergeTable::reserve(size_t count) {
   size_t capacity = 16;
   while (capacity < count * 2) capacity *= 2;
-  keys.assign(capacity, kMissing);
-  values.assign(capacity, 0);
+  entries.assign(capacity, Entry{kMissing, 0});
   mask = capacity - 1;
 }
 
 void BpeModel::MergeTable::put(TokenId left, TokenId right, uint32_t rank, TokenId new_id) {
   const uint64_t key = pair_key(left, right);
   size_t slot = (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;
-  while (keys[slot] != kMissing && keys[slot] != key) slot = (slot + 1) & mask;
+  while (entries[slot].key != kMissing && entries[slot].key != key) slot = (slot + 1) & mask;
   // A repeated pair keeps its last rank, as when HF collects the merges into a map.
-  keys[slot] = key;
-  values[slot] = (uint64_t(rank) << 32) | uint32_t(new_id);
+  entries[slot] = {key, (uint64_t(rank) << 32) | uint32_t(new_id)};
 }
 
 uint64_t BpeModel::MergeTable::get(TokenId left, TokenId right) const {
   const uint64_t key = pair_key(left, right);
   size_t slot = (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;
   while (true) {
-    if (keys[slot] == key) return values[slot];
-    if (keys[slot] == kMissing) return kMissing;
+    const Entry& e = entries[slot];
+    if (e.key == key) return e.value;
+    if (e.key == kMissing) return kMissing;
     slot = (slot + 1) & mask;
   }
 }
@@ -137,21 +136,20 @@ const std::string* BpeModel::token(TokenId id) const {
 void BpeModel::tokenize(std::string_view piece, bool byte_level, BpeCache& cache, std::vector<TokenId>& out) const {
   if (piece.empty()) return;
   const bool cacheable = piece.size() < kMaxCachedPieceBytes;
+  uint64_t hash = 0;
   if (cacheable) {
-    const auto it = cache.entries.find(piece);
-    if (it != cache.entries.end()) {
-      const auto* first = cache.ids.data() + it->second.offset;
-      out.insert(out.end(), first, first + it->second.length);
+    hash = PieceCache::hash(piece);
+    bool found;
+    const auto ids = cache.pieces.find(piece, hash, found);
+    if (found) {
+      out.insert(out.end(), ids.begin(), ids.end());
       return;
     }
   }
   const size_t start = out.size();
   merge(piece, byte_level, cache, out);
-  if (cacheable && cache.entries.size() < kMaxCacheEntries) {
-    const BpeCache::Span span{uint32_t(cache.ids.size()), uint32_t(out.size() - start)};
-    cache.ids.insert(cache.ids.end(), out.begin() + start, out.end());
-    cache.entries.emplace(std::string(piece), span);
-  }
+  if (cacheable && cache.pieces.size() < kMaxCacheEntries)
+    cache.pieces.insert(piece, hash, std::span<const TokenId>(out.data() + start, out.size() - start));
 }
 
 void BpeModel::initial_symbols(std::string_view piece, bool byte_level, BpeCache& cache) const {

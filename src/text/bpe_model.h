@@ -19,22 +19,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "text/piece_cache.h"
 #include "text/token_id.h"
 
 namespace plumb::text {
 
 // Remembered results per piece (keyed by the piece's raw bytes) plus the merge loop's work arrays.
-class BpeCache {
- public:
-  struct StringHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  struct Span {
-    uint32_t offset, length;
-  };
-  std::unordered_map<std::string, Span, StringHash, std::equal_to<>> entries;
-  std::vector<TokenId> ids;  // the cached results, back to back
+struct BpeCache {
+  PieceCache pieces;
 
   struct Symbol {
     TokenId id;
@@ -66,10 +58,14 @@ class BpeModel {
   TokenId max_id() const { return TokenId(tokens_.size()) - 1; }
 
  private:
-  // Merges keyed by the (left, right) id pair in an open-addressing table: the hot lookup of the loop.
+  // Merges keyed by the (left, right) id pair in an open-addressing table: the hot lookup of the loop. Key
+  // and value sit side by side so that a probe touches one cache line.
   struct MergeTable {
-    std::vector<uint64_t> keys;
-    std::vector<uint64_t> values;  // rank << 32 | new id
+    struct Entry {
+      uint64_t key;    // left << 32 | right, or kMissing when free
+      uint64_t value;  // rank << 32 | new id
+    };
+    std::vector<Entry> entries;
     uint64_t mask = 0;
     void reserve(size_t count);
     void put(TokenId left, TokenId right, uint32_t rank, TokenId new_id);
@@ -77,11 +73,15 @@ class BpeModel {
     uint64_t get(TokenId left, TokenId right) const;
     static constexpr uint64_t kMissing = ~0ull;
   };
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
 
   void merge(std::string_view piece, bool byte_level, BpeCache& cache, std::vector<TokenId>& out) const;
   void initial_symbols(std::string_view piece, bool byte_level, BpeCache& cache) const;
 
-  std::unordered_map<std::string, TokenId, BpeCache::StringHash, std::equal_to<>> vocab_;
+  std::unordered_map<std::string, TokenId, StringHash, std::equal_to<>> vocab_;
   std::vector<std::string> tokens_;  // by id
   std::vector<bool> present_;        // by id: whether the id is in the vocabulary
   MergeTable merges_;
