@@ -18,7 +18,9 @@
 // plumb's own additions: request-level tools and response_format go on the first system message (an empty
 // one is inserted first when there is none), as servers of this model do; bad input (an unknown role, an
 // unknown task, an empty developer message, tool-call arguments that are JSON but not an object, an unknown
-// reasoning_effort) is a plumb::Error, where the official code raises.
+// reasoning_effort) is a plumb::Error, where the official code raises. Tool-call arguments are parsed as JSON
+// by nlohmann, which (unlike Python) refuses NaN/Infinity literals and reads integers beyond 64 bits as
+// floats: such arguments render differently from the official code.
 #pragma once
 
 #include <optional>

@@ -49,7 +49,6 @@ class Regex {
   // The first match starting at or after `start`; false when there is none.
   bool find(std::string_view subject, size_t start, size_t& begin, size_t& end) const;
 
-  const std::string& pattern() const { return pattern_; }
 
  private:
   static size_t next_char(std::string_view subject, size_t pos);

@@ -94,7 +94,9 @@ TEST(ChatEncoding, ParsingEachRenderedAssistantTurnGivesBackItsMessage) {
       const ParsedCompletion got = parse_completion(turns[i].text, turns[i].has_reasoning);
       EXPECT_EQ(got.content, want.content);
       // Reasoning of turns before the last user turn is dropped from the prompt (case 2's first turn).
-      if (turns[i].has_reasoning) EXPECT_EQ(got.reasoning_content, want.reasoning_content);
+      if (turns[i].has_reasoning) {
+        EXPECT_EQ(got.reasoning_content, want.reasoning_content);
+      }
       ASSERT_EQ(got.tool_calls.size(), want.tool_calls.size());
       for (size_t k = 0; k < got.tool_calls.size(); ++k) {
         EXPECT_EQ(got.tool_calls[k].name, want.tool_calls[k].name);
