@@ -4,12 +4,12 @@
 
 #include <memory>
 
-#include "base/error.h"
 #include "server/api_error.h"
 #include "server/generation.h"
 #include "server/openai_request.h"
 #include "server/openai_response.h"
 #include "server/reply_stream.h"
+#include "server/request_prompt.h"
 #include "server/routes.h"
 #include "server/sse_writer.h"
 
@@ -22,16 +22,6 @@ struct ChatJob {
   ReplyHeader header;
   std::unique_ptr<Generation> generation;
 };
-
-std::vector<int32_t> chat_prompt_ids(const ServedModel& m, const ChatRequest& req, const ChatPromptOptions& options) {
-  std::string prompt;
-  try {
-    prompt = m.text->render_chat(req.messages, req.tools, options);
-  } catch (const plumb::Error& e) {
-    throw invalid_request(e.what(), "messages");
-  }
-  return m.text->encode(prompt);
-}
 
 std::vector<std::string> new_tool_call_ids(size_t n) {
   std::vector<std::string> ids;
@@ -96,8 +86,8 @@ void add_chat_routes(HttpServer& http, ServerContext& ctx) {
     auto job = std::make_shared<ChatJob>();
     job->request = parse_chat_request(parse_body(body));
     check_model_name(job->request.gen.model, m);
-    job->options = {job->request.thinking, job->request.reasoning_effort};
-    auto prompt = chat_prompt_ids(m, job->request, job->options);
+    job->options = chat_prompt_options(job->request);
+    auto prompt = chat_prompt_ids(*m.text, job->request);
     job->header = new_reply_header("chatcmpl-", m.id);
     job->generation = std::make_unique<Generation>(
         ctx, m, make_engine_request(job->request.gen, std::move(prompt), m, "messages"));

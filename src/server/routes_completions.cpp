@@ -8,6 +8,7 @@
 #include "server/generation.h"
 #include "server/openai_request.h"
 #include "server/openai_response.h"
+#include "server/request_prompt.h"
 #include "server/routes.h"
 #include "server/sse_writer.h"
 
@@ -65,7 +66,7 @@ void add_completion_routes(HttpServer& http, ServerContext& ctx) {
     auto job = std::make_shared<CompletionJob>();
     job->request = parse_completion_request(parse_body(body));
     check_model_name(job->request.gen.model, m);
-    auto prompt = job->request.prompt_text ? m.text->encode(*job->request.prompt_text) : job->request.prompt_ids;
+    auto prompt = completion_prompt_ids(*m.text, job->request);
     job->header = new_reply_header("cmpl-", m.id);
     job->generation = std::make_unique<Generation>(
         ctx, m, make_engine_request(job->request.gen, std::move(prompt), m, "prompt"));
