@@ -118,7 +118,8 @@ void ServerMetrics::queue_rejected() {
   queue_rejected_++;
 }
 
-std::string ServerMetrics::render(const std::string& model_name, const engine::Engine* engine) const {
+std::string ServerMetrics::render(const std::string& model_name, const engine::Engine* engine,
+                                  ServerGauges gauges) const {
   Writer w(model_name);
   engine::EngineCounters c;
   if (engine) c = engine->counters();
@@ -152,6 +153,9 @@ std::string ServerMetrics::render(const std::string& model_name, const engine::E
            double(c.drafts_accepted));
   w.scalar("plumb:model_loaded", "gauge", "1 once the model is loaded and requests are served.", engine ? 1 : 0);
   w.scalar("plumb:slots", "gauge", "Slots in use (--parallel).", engine ? engine->config().parallel : 0);
+  w.scalar("plumb:requests_in_flight", "gauge", "Requests the server holds an engine handle for.",
+           gauges.requests_in_flight);
+  w.scalar("plumb:streams_open", "gauge", "Streamed replies being written.", gauges.streams_open);
   w.scalar("plumb:rounds_total", "counter", "Forward launches (rounds).", double(c.rounds));
   w.scalar("plumb:round_rows_total", "counter", "Rows over all rounds.", double(c.rows));
   w.scalar("plumb:prompt_cache_bytes", "gauge", "Bytes of slot states kept in the prompt cache.",

@@ -41,6 +41,12 @@ struct FinishedRequest {
   std::vector<double> token_gaps_s;  // seconds between consecutive token events, one per token after the first
 };
 
+// The server's own gauges, read from its context at scrape time.
+struct ServerGauges {
+  int32_t requests_in_flight = 0;  // requests holding an engine handle
+  int32_t streams_open = 0;        // SSE replies being written
+};
+
 class ServerMetrics {
  public:
   ServerMetrics();
@@ -50,7 +56,7 @@ class ServerMetrics {
   void queue_rejected();
 
   // The exposition text; `engine` may be null while the model loads.
-  std::string render(const std::string& model_name, const engine::Engine* engine) const;
+  std::string render(const std::string& model_name, const engine::Engine* engine, ServerGauges gauges = {}) const;
 
  private:
   Histogram ttft_, itl_, e2e_;

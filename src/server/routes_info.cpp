@@ -96,7 +96,8 @@ void add_info_routes(HttpServer& http, ServerContext& ctx) {
   http.add_route("GET", "/metrics", [&ctx](const httplib::Request&, const std::string&, httplib::Response& res) {
     const ServedModel* m = ctx.model();
     res.status = 200;
-    res.set_content(ctx.metrics.render(ctx.model_id(), m ? m->engine : nullptr), "text/plain; version=0.0.4");
+    const ServerGauges gauges{ctx.requests_in_flight(), ctx.streams_open()};
+    res.set_content(ctx.metrics.render(ctx.model_id(), m ? m->engine : nullptr, gauges), "text/plain; version=0.0.4");
   });
 }
 
