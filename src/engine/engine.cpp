@@ -10,7 +10,7 @@
 namespace plumb::engine {
 
 Engine::Engine(model::Model& model, EngineConfig config, TextStreamFactory text)
-    : model_(model), config_(std::move(config)), text_(std::move(text)) {
+    : model_(model), config_(std::move(config)), text_(std::move(text)), cache_(config_.cache) {
   const auto& info = model_.info();
   if (config_.parallel < 1 || config_.parallel > info.num_slots)
     fail("--parallel {} must be between 1 and the model's {} slots", config_.parallel, info.num_slots);
@@ -86,7 +86,18 @@ void Engine::admit_waiting() {
     waiting_.pop_front();
     seq->slot = free_slots_.back();
     free_slots_.pop_back();
-    model_.reset_slot(seq->slot);
+    // Resume from the longest kept prefix; at least the prompt's last token is always run (its logits).
+    auto hit = cache_.lookup(seq->request.prompt, seq->prompt_size() - 1);
+    if (hit) {
+      model_.restore(seq->slot, hit->snapshot);
+      seq->prompt_done = int64_t(hit->tokens.size());
+      seq->mtp_done = hit->mtp_done;
+      seq->stats.cached_tokens = int32_t(hit->tokens.size());
+    } else {
+      model_.reset_slot(seq->slot);
+    }
+    for (int64_t p : cache_.keep_points(seq->prompt_size()))
+      if (p > seq->prompt_done) seq->keep_points.push_back(p);
     seq->state = SequenceState::seq_prefill;
     running_.push_back(std::move(seq));
   }
@@ -108,14 +119,20 @@ void Engine::finish(Sequence& seq, FinishReason reason, std::string error) {
   seq.stats.token_sha256 = token_sha256(seq.generated);
   ev.stats = seq.stats;
   seq.drafts.clear();
+  // The slot is handed out again only at the next round's admission, so its state can still be kept.
   if (seq.slot >= 0) free_slots_.push_back(seq.slot);
-  seq.slot = -1;
+  seq.keep_at_finish = cache_.enabled() && seq.slot >= 0 &&
+                       (reason == FinishReason::finish_stop || reason == FinishReason::finish_length);
+  if (!seq.keep_at_finish) seq.slot = -1;
   seq.state = SequenceState::seq_done;
   {
     std::lock_guard lock(counters_mutex_);
     counters_.requests_finished[int(reason)]++;
     counters_.drafts_proposed += seq.stats.drafts_proposed;
     counters_.drafts_accepted += seq.stats.drafts_accepted;
+    auto& by_depth = counters_.accepted_by_depth;
+    if (by_depth.size() < seq.stats.accepted_by_depth.size()) by_depth.resize(seq.stats.accepted_by_depth.size(), 0);
+    for (size_t d = 0; d < seq.stats.accepted_by_depth.size(); ++d) by_depth[d] += seq.stats.accepted_by_depth[d];
   }
   seq.handle->push(std::move(ev));
 }
@@ -204,6 +221,7 @@ EngineCounters Engine::counters() const {
   std::lock_guard lock(queue_mutex_);
   c.waiting = int32_t(waiting_.size());
   c.running = running_count_.load();
+  c.cache = cache_.counters();
   return c;
 }
 

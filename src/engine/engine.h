@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/drafts.h"
+#include "engine/prompt_cache.h"
 #include "engine/request.h"
 #include "engine/sequence.h"
 #include "engine/text_stream.h"
@@ -34,6 +35,8 @@ struct EngineConfig {
   bool context_drafts = true;   // propose by copying from the request's own context
   bool adaptive_depth = true;   // choose depth from measured costs and acceptance (off: always the most)
   DrafterFactory drafter;       // replaces the built-in proposers (tests)
+
+  PromptCacheConfig cache{.budget_bytes = 0};  // kept prompt states (off unless a budget is given)
 };
 
 // Thrown by submit() when the waiting queue is full (the server answers 503 with Retry-After).
@@ -47,7 +50,9 @@ struct EngineCounters {
   int64_t prompt_tokens = 0, generation_tokens = 0;
   int64_t requests_finished[4] = {0, 0, 0, 0};  // by FinishReason
   int64_t drafts_proposed = 0, drafts_accepted = 0;
+  std::vector<int64_t> accepted_by_depth;
   int32_t running = 0, waiting = 0;
+  PromptCacheCounters cache;
 };
 
 class Engine {
@@ -70,6 +75,7 @@ class Engine {
   void stop();   // finishes the loop thread; running requests are cancelled
 
   EngineCounters counters() const;
+  PromptCache& prompt_cache() { return cache_; }
   const EngineConfig& config() const { return config_; }
   const model::ModelInfo& model_info() const { return model_.info(); }
 
@@ -85,7 +91,8 @@ class Engine {
   int32_t draft_room(const Sequence& seq) const;
   void plan_round(RoundRows& plan);
   void verify_stream(Sequence& seq, const RoundRows& plan, size_t first_row, int32_t drafts);
-  void run_mtp(std::vector<Sequence*>& streams);
+  void run_mtp(std::vector<Sequence*>& streams, bool prompt_only);
+  void keep_state(Sequence& seq);  // puts the slot's state into the prompt cache
 
   model::Model& model_;
   const EngineConfig config_;
@@ -109,6 +116,7 @@ class Engine {
   std::vector<float> logits_, draft_logits_;
   std::unique_ptr<Drafter> drafter_;
   RoundCostModel target_cost_, mtp_cost_;
+  PromptCache cache_;
 };
 
 }  // namespace plumb::engine

@@ -61,7 +61,10 @@ void Engine::plan_round(RoundRows& plan) {
     if (seq.state != SequenceState::seq_prefill) continue;
     const int64_t budget = config_.max_rows_per_round - int64_t(plan.rows.size());
     if (budget <= 0) break;
-    const int64_t n = std::min({seq.prompt_size() - seq.prompt_done, int64_t(config_.prefill_chunk), budget});
+    int64_t n = std::min({seq.prompt_size() - seq.prompt_done, int64_t(config_.prefill_chunk), budget});
+    // A chunk ends at the next keep point so the state there can be kept (chunking never changes results).
+    for (int64_t p : seq.keep_points)
+      if (p > seq.prompt_done && p < seq.prompt_done + n) n = p - seq.prompt_done;
     const size_t first = plan.rows.size();
     for (int64_t i = 0; i < n; ++i) {
       const int64_t pos = seq.prompt_done + i;
@@ -98,22 +101,25 @@ void Engine::verify_stream(Sequence& seq, const RoundRows& plan, size_t first_ro
   }
   seq.drafts.clear();
   // Keep the state of the next-token row and the accepted drafts; forget the rejected rows.
-  if (running && accepted < drafts) model_.rewind(seq.slot, plan.rows[first_row].position + 1 + accepted);
+  if (accepted < drafts) model_.rewind(seq.slot, plan.rows[first_row].position + 1 + accepted);
 }
 
-void Engine::run_mtp(std::vector<Sequence*>& streams) {
+void Engine::run_mtp(std::vector<Sequence*>& streams, bool prompt_only) {
   const size_t vocab = size_t(model_.info().vocab_size);
   // Catch-up rows: every position whose next token is now known, so the MTP state follows the sequence.
+  // prompt_only: just the positions whose next token is a prompt token (the state kept at a prompt's end
+  // must not depend on the sampled reply).
   std::vector<model::DraftRow> rows;
   std::vector<std::pair<Sequence*, size_t>> proposer;  // stream, its last catch-up row
   for (Sequence* seq : streams) {
     const int64_t in_state = model_.slot_position(seq->slot);
-    const int64_t end = std::min<int64_t>(in_state, int64_t(seq->tokens.size()) - 1);
+    const int64_t known = prompt_only ? seq->prompt_size() - 1 : int64_t(seq->tokens.size()) - 1;
+    const int64_t end = std::min<int64_t>(in_state, known);
     for (int64_t q = seq->mtp_done; q < end; ++q)
       rows.push_back({seq->slot, q, seq->tokens[size_t(q + 1)], false});
     seq->mtp_done = std::max(seq->mtp_done, end);
-    if (seq->state == SequenceState::seq_decode && end == int64_t(seq->tokens.size()) - 1 && !rows.empty() &&
-        rows.back().slot == seq->slot && draft_room(*seq) > 0)
+    if (!prompt_only && seq->state == SequenceState::seq_decode && end == int64_t(seq->tokens.size()) - 1 &&
+        !rows.empty() && rows.back().slot == seq->slot && draft_room(*seq) > 0)
       proposer.push_back({seq, rows.size() - 1});
   }
   if (rows.empty()) return;
@@ -147,6 +153,19 @@ void Engine::run_mtp(std::vector<Sequence*>& streams) {
   }
 }
 
+void Engine::keep_state(Sequence& seq) {
+  // The slot holds tokens [0, held): the prompt at its end, a prefix at a keep point, prompt + reply at a finish.
+  const int64_t held = model_.slot_position(seq.slot);
+  PLUMB_CHECK(held <= int64_t(seq.tokens.size()));
+  std::vector<int32_t> prefix(seq.tokens.begin(), seq.tokens.begin() + held);
+  if (prefix.empty() || cache_.contains(prefix)) return;
+  auto state = std::make_shared<CachedState>();
+  state->tokens = std::move(prefix);
+  state->snapshot = model_.snapshot(seq.slot);
+  state->mtp_done = std::min(seq.mtp_done, held);
+  cache_.insert(std::move(state));
+}
+
 bool Engine::step() {
   drop_cancelled();
   admit_waiting();
@@ -165,20 +184,39 @@ bool Engine::step() {
 
   int64_t sampled_before = 0, sampled_after = 0;
   for (auto& seq : running_) sampled_before += int64_t(seq->generated.size());
-  std::vector<Sequence*> mtp_streams;
+  std::vector<Sequence*> mtp_streams, keep_prompt;
   for (const auto& s : plan.streams) {
     Sequence& seq = *s.seq;
     if (s.decode) {
       verify_stream(seq, plan, s.first_row, s.drafts);
-    } else if (seq.prompt_done == seq.prompt_size()) {
-      // The prompt's last row ran: sample the first token.
-      seq.state = SequenceState::seq_decode;
-      verify_stream(seq, plan, s.first_row + size_t(seq.prompt_size() - 1 - plan.rows[s.first_row].position), 0);
+    } else {
+      if (!seq.keep_points.empty() && seq.keep_points.front() == seq.prompt_done) {
+        seq.keep_points.erase(seq.keep_points.begin());
+        keep_prompt.push_back(&seq);
+      }
+      if (seq.prompt_done == seq.prompt_size()) {
+        // The prompt's last row ran: sample the first token.
+        if (cache_.enabled()) keep_prompt.push_back(&seq);
+        seq.state = SequenceState::seq_decode;
+        verify_stream(seq, plan, s.first_row + size_t(seq.prompt_size() - 1 - plan.rows[s.first_row].position), 0);
+      }
     }
-    if (seq.state != SequenceState::seq_done && mtp_on()) mtp_streams.push_back(&seq);
+    if ((seq.state != SequenceState::seq_done || seq.keep_at_finish) && mtp_on()) mtp_streams.push_back(&seq);
   }
-  if (!mtp_streams.empty()) run_mtp(mtp_streams);
-  for (auto& seq : running_) sampled_after += int64_t(seq->generated.size());
+  if (!keep_prompt.empty()) {
+    // States kept inside or at the end of a prompt hold the prompt alone (not the sampled reply).
+    if (mtp_on()) run_mtp(keep_prompt, true);
+    for (Sequence* seq : keep_prompt) keep_state(*seq);
+  }
+  if (!mtp_streams.empty()) run_mtp(mtp_streams, false);
+  for (auto& seq : running_) {
+    sampled_after += int64_t(seq->generated.size());
+    if (seq->keep_at_finish) {
+      keep_state(*seq);
+      seq->keep_at_finish = false;
+      seq->slot = -1;
+    }
+  }
 
   std::erase_if(running_, [](const auto& s) { return s->state == SequenceState::seq_done; });
   running_count_ = int32_t(running_.size());

@@ -31,6 +31,9 @@ struct Sequence {
   std::unique_ptr<StopStringMatcher> stop;
   RequestStats stats;
 
+  std::vector<int64_t> keep_points;  // prompt positions whose state goes to the prompt cache
+  bool keep_at_finish = false;       // finished normally: keep the state of prompt + reply
+
   std::vector<int32_t> drafts;   // proposed for the next round
   int64_t mtp_done = 0;          // MTP rows have run for positions [0, mtp_done)
   DraftDepthPolicy depth;
