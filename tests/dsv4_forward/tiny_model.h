@@ -1,0 +1,76 @@
+// Shared by the forward tests: one gen-tiny checkpoint per test process (written once into a temp folder), models
+// opened on it with either numerics, and helpers that run a slot's tokens in given chunkings.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "base/rng.h"
+#include "model/dsv4/dsv4_model.h"
+#include "model/dsv4/tiny_checkpoint.h"
+
+namespace plumb::test {
+
+inline const std::filesystem::path& tiny_checkpoint_dir() {
+  static const std::filesystem::path dir = [] {
+    const auto d = std::filesystem::temp_directory_path() / ("plumb-dsv4-forward-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(d);
+    dsv4::TinySpec spec;
+    spec.seed = 7;
+    dsv4::write_tiny_checkpoint(d, spec);
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(std::filesystem::temp_directory_path() /
+                                      ("plumb-dsv4-forward-" + std::to_string(::getpid())),
+                                  ec);
+    });
+    return d;
+  }();
+  return dir;
+}
+
+inline std::unique_ptr<dsv4::Dsv4Model> open_tiny(kernels::Numerics numerics, int32_t slots = 3,
+                                                 int32_t max_rows = 64, int64_t max_context = 512) {
+  return dsv4::Dsv4Model::open(tiny_checkpoint_dir(), {.numerics = numerics,
+                                                        .slots = slots,
+                                                        .max_rows_per_slot = max_rows,
+                                                        .max_context = max_context,
+                                                        .name = "tiny"});
+}
+
+// Token ids drawn from a seed, avoiding nothing: any id of the vocabulary is valid input.
+inline std::vector<int32_t> random_tokens(uint64_t seed, int64_t n, int32_t vocab) {
+  std::vector<int32_t> t(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) t[size_t(i)] = int32_t(keyed_uniform(seed, uint64_t(i)) * vocab);
+  return t;
+}
+
+// Runs tokens [begin, end) of `tokens` into `slot` in launches of the given sizes (cycled), collecting every row's
+// logits in order.
+inline std::vector<float> run_chunks(model::Model& m, int32_t slot, const std::vector<int32_t>& tokens, int64_t begin,
+                                     int64_t end, const std::vector<int64_t>& chunks) {
+  const size_t vocab = size_t(m.info().vocab_size);
+  std::vector<float> out;
+  size_t c = 0;
+  for (int64_t p = begin; p < end;) {
+    const int64_t n = std::min(chunks[c++ % chunks.size()], end - p);
+    std::vector<model::Row> rows;
+    for (int64_t i = 0; i < n; ++i) rows.push_back({slot, p + i, tokens[size_t(p + i)], true});
+    std::vector<float> logits(size_t(n) * vocab);
+    m.forward(rows, logits);
+    out.insert(out.end(), logits.begin(), logits.end());
+    p += n;
+  }
+  return out;
+}
+
+inline bool bit_equal(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+}  // namespace plumb::test
