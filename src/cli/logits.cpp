@@ -3,7 +3,9 @@
 // 8 bytes "PLUMBLGT", u32 version 1, u32 dtype 1 = float32, u64 rows, u64 vocab; little-endian) and a JSON summary
 // (ids, per-position argmax, top-5 and max |logit|) to --json or stdout. --choices adds every block's routing and
 // indexer choices with their top-k margins; --mtp-out writes the MTP draft logits of positions 0..n-2 (row q takes
-// the hidden state of q and the token at q + 1) in the same format. Without MODEL, the built-in tiny model.
+// the hidden state of q and the token at q + 1) in the same format; --streams-out writes each main block's output
+// streams (blocks x positions rows of hc * hidden float32, same header with rows = blocks * positions) to locate a
+// disagreement. Without MODEL, the built-in tiny model.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -27,7 +29,7 @@ using namespace plumb;
 using nlohmann::json;
 
 struct LogitsOptions {
-  std::string model, ids, numerics = "release", out, json_out, mtp_out;
+  std::string model, ids, numerics = "release", out, json_out, mtp_out, streams_out;
   bool choices = false;
   int32_t chunk = 64;
 };
@@ -90,20 +92,19 @@ int run_logits(const LogitsOptions& o) {
                             .name = dir.filename().string()};
   auto model = dsv4::Dsv4Model::open(dir, options);
   const int64_t vocab = model->info().vocab_size;
-  dsv4::ChoiceTrace trace;
-  if (o.choices) model->set_choice_trace(&trace);
+  dsv4::ForwardTrace trace;
+  trace.keep_streams = !o.streams_out.empty();
+  if (o.choices || trace.keep_streams) model->set_trace(&trace);
 
   // Chunks of at most `chunk` rows; chunking never changes the logits.
   std::vector<float> logits(size_t(n * vocab));
-  std::vector<int64_t> trace_offset;
   for (int64_t begin = 0; begin < n; begin += o.chunk) {
     const int64_t end = std::min(n, begin + o.chunk);
     std::vector<model::Row> rows;
     for (int64_t p = begin; p < end; ++p) rows.push_back({0, p, ids[size_t(p)], true});
-    trace_offset.push_back(int64_t(trace.size()));
     model->forward(rows, std::span<float>(logits).subspan(size_t(begin * vocab), size_t((end - begin) * vocab)));
   }
-  model->set_choice_trace(nullptr);
+  model->set_trace(nullptr);
 
   json summary = {{"model", dir.string()}, {"numerics", o.numerics}, {"ids", ids}, {"vocab", vocab}};
   json positions = json::array();
@@ -119,23 +120,26 @@ int run_logits(const LogitsOptions& o) {
     summary["file"] = o.out;
   }
   if (o.choices) {
-    // Trace records come chunk by chunk, block by block, row by row; map rows back to positions.
     json choices = json::array();
-    for (size_t c = 0; c < trace_offset.size(); ++c) {
-      const size_t end = c + 1 < trace_offset.size() ? size_t(trace_offset[c + 1]) : trace.size();
-      for (size_t i = size_t(trace_offset[c]); i < end; ++i) {
-        const dsv4::ChoiceRecord& r = trace[i];
-        json e = {{"position", int64_t(c) * o.chunk + r.row}, {"block", r.block}};
-        if (!r.indexer_selected.empty()) {
-          e["indexer_selected"] = r.indexer_selected;
-          e["indexer_margin"] = margin_value(r.indexer_margin);
-        }
-        e["experts"] = r.experts;
-        e["router_margin"] = margin_value(r.router_margin);
-        choices.push_back(std::move(e));
+    for (const dsv4::ChoiceRecord& r : trace.choices) {
+      json e = {{"position", r.position}, {"block", r.block}};
+      if (!r.indexer_selected.empty()) {
+        e["indexer_selected"] = r.indexer_selected;
+        e["indexer_margin"] = margin_value(r.indexer_margin);
       }
+      e["experts"] = r.experts;
+      e["router_margin"] = margin_value(r.router_margin);
+      choices.push_back(std::move(e));
     }
     summary["choices"] = choices;
+  }
+  if (!o.streams_out.empty()) {
+    std::vector<float> all;
+    for (const auto& block : trace.block_streams) all.insert(all.end(), block.begin(), block.end());
+    const int64_t width = model->config().hc_mult * model->config().hidden_size;
+    write_logits_file(o.streams_out, all, int64_t(all.size()) / width, width);
+    summary["streams_file"] = o.streams_out;
+    summary["stream_blocks"] = trace.block_streams.size();
   }
   if (!o.mtp_out.empty()) {
     if (!model->info().has_mtp) fail("--mtp-out: the model has no MTP block");
@@ -176,6 +180,7 @@ const plumb::cli::RegisterCommand reg(
       app.add_option("--json", o->json_out, "write the JSON summary here instead of stdout");
       app.add_flag("--choices", o->choices, "add each block's routing and indexer choices and top-k margins");
       app.add_option("--mtp-out", o->mtp_out, "also write the MTP draft logits of positions 0..n-2 here");
+      app.add_option("--streams-out", o->streams_out, "also write each main block's output streams here");
       app.add_option("--chunk", o->chunk, "rows per forward launch (results do not depend on it)");
       return [o] { return run_logits(*o); };
     });

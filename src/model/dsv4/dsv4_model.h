@@ -50,8 +50,9 @@ class Dsv4Model final : public model::Model {
   const Config& config() const { return config_; }
   kernels::Numerics numerics() const { return backend_->numerics(); }
   size_t state_bytes() const { return state_->bytes(); }
-  // Records the routing and indexer choices of the main blocks of later forward() calls (null: stop).
-  void set_choice_trace(ChoiceTrace* trace) { trace_ = trace; }
+  // Records the routing and indexer choices (and optionally streams) of the main blocks of later forward() calls
+  // (null: stop).
+  void set_trace(ForwardTrace* trace) { trace_ = trace; }
 
  private:
   Dsv4Model(io::CheckpointFolder folder, Config config, const Dsv4Options& options, const WeightProgress& progress);
@@ -79,7 +80,7 @@ class Dsv4Model final : public model::Model {
   std::unique_ptr<SlotStates> state_;
   std::unique_ptr<Forward> forward_;
   model::ModelInfo info_;
-  ChoiceTrace* trace_ = nullptr;
+  ForwardTrace* trace_ = nullptr;
 };
 
 }  // namespace plumb::dsv4

@@ -44,16 +44,24 @@ kernels::RopeParams Forward::rope_params(const BlockSpec& spec, int64_t head_dim
 
 void Forward::block(int64_t b, const LaunchRows& rows, kernels::Tensor& x, kernels::Tensor& spare) {
   if (trace_) {
-    for (int64_t i = 0; i < rows.size(); ++i) {
+    for (const auto& row : rows.rows) {
       ChoiceRecord r;
       r.block = b;
-      r.row = i;
+      r.slot = row.slot;
+      r.position = row.position;
       r.indexer_margin = r.router_margin = std::numeric_limits<double>::infinity();
-      trace_->push_back(std::move(r));
+      trace_->choices.push_back(std::move(r));
     }
   }
   attention(b, rows, x, spare);
   moe(b, rows, x, spare);
+  if (trace_ && trace_->keep_streams) {
+    if (trace_->block_streams.size() <= size_t(b)) trace_->block_streams.resize(size_t(b) + 1);
+    auto& out = trace_->block_streams[size_t(b)];
+    const size_t at = out.size();
+    out.resize(at + size_t(x.rows * x.cols));
+    backend_.download_f32(x, out.data() + at);
+  }
 }
 
 void Forward::head(const HcWeights& hc, const Weight& norm, const kernels::Tensor& x, const kernels::Tensor& logits) {
@@ -68,7 +76,7 @@ void Forward::head(const HcWeights& hc, const Weight& norm, const kernels::Tenso
 void Forward::record(int64_t b, const kernels::Tensor* selected, const kernels::Tensor* indexer_margin,
                      const kernels::Tensor* experts, const kernels::Tensor* router_margin, int64_t rows) {
   if (!trace_) return;
-  ChoiceRecord* first = trace_->data() + (trace_->size() - size_t(rows));
+  ChoiceRecord* first = trace_->choices.data() + (trace_->choices.size() - size_t(rows));
   auto margins = [&](const kernels::Tensor& t) {
     std::vector<float> v(size_t(t.rows));
     backend_.download_f32(t, v.data());

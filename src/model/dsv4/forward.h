@@ -24,14 +24,21 @@ struct LaunchRows {
   void add(int32_t slot, int64_t position, int32_t token);
 };
 
-// Routing and indexer choices of a forward, for comparisons with other implementations: per row and block, the
-// selected rows/experts and the gap at the top-k boundary (+inf when nothing was left out).
+// What a forward chose, for comparisons with other implementations: per row and block the selected index rows and
+// experts with the gap at their top-k boundary (+inf when nothing was left out), and optionally each block's output
+// streams.
 struct ChoiceRecord {
-  int64_t block = 0, row = 0;
+  int64_t block = 0;
+  int32_t slot = 0;
+  int64_t position = 0;
   double indexer_margin = 0, router_margin = 0;
   std::vector<int32_t> indexer_selected, experts;
 };
-using ChoiceTrace = std::vector<ChoiceRecord>;
+struct ForwardTrace {
+  std::vector<ChoiceRecord> choices;
+  bool keep_streams = false;
+  std::vector<std::vector<float>> block_streams;  // per main block: rows x (hc * hidden), launches appended
+};
 
 // Scratch tensors of one step, freed together.
 class Workspace {
@@ -51,7 +58,7 @@ class Forward {
   Forward(const Config& config, const ModelWeights& weights, kernels::Backend& backend, SlotStates& state)
       : config_(config), weights_(weights), backend_(backend), state_(state) {}
 
-  void set_trace(ChoiceTrace* trace) { trace_ = trace; }
+  void set_trace(ForwardTrace* trace) { trace_ = trace; }
 
   // Runs block b over the rows; x [N, hc * hidden] holds the streams and is replaced by the block's output
   // (spare is scratch of the same shape; the two are swapped).
@@ -76,7 +83,7 @@ class Forward {
   const ModelWeights& weights_;
   kernels::Backend& backend_;
   SlotStates& state_;
-  ChoiceTrace* trace_ = nullptr;
+  ForwardTrace* trace_ = nullptr;
 };
 
 }  // namespace plumb::dsv4
