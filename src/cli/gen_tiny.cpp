@@ -12,19 +12,20 @@ struct GenTinyOptions {
   uint64_t seed = 0;
 };
 
-const plumb::cli::RegisterCommand reg(
-    "gen-tiny", "write a tiny DeepSeek-V4 checkpoint (release format) for tests", [](CLI::App& app) {
-      auto opts = std::make_shared<GenTinyOptions>();
-      app.add_option("OUT", opts->out, "new (or empty) folder to write")->required();
-      app.add_option("--seed", opts->seed, "weights seed; the same seed gives byte-identical files");
-      return [opts] {
-        plumb::dsv4::TinySpec spec;
-        spec.seed = opts->seed;
-        plumb::dsv4::write_tiny_checkpoint(opts->out, spec);
-        std::printf("wrote a tiny DeepSeek-V4 checkpoint (seed %llu) to %s\n", (unsigned long long)opts->seed,
-                    opts->out.c_str());
-        return 0;
-      };
-    });
+const plumb::cli::RegisterCommand reg("gen-tiny", "write a tiny DeepSeek-V4 checkpoint (release format) for tests",
+                                      [](CLI::App& app) {
+                                        auto opts = std::make_shared<GenTinyOptions>();
+                                        app.add_option("OUT", opts->out, "new (or empty) folder to write")->required();
+                                        app.add_option("--seed", opts->seed,
+                                                       "weights seed; the same seed gives byte-identical files");
+                                        return [opts] {
+                                          plumb::dsv4::TinySpec spec;
+                                          spec.seed = opts->seed;
+                                          plumb::dsv4::write_tiny_checkpoint(opts->out, spec);
+                                          std::printf("wrote a tiny DeepSeek-V4 checkpoint (seed %llu) to %s\n",
+                                                      (unsigned long long)opts->seed, opts->out.c_str());
+                                          return 0;
+                                        };
+                                      });
 
 }  // namespace

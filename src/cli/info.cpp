@@ -2,6 +2,7 @@
 // weight bytes one decoded token reads) and every problem with it; exit status 1 when there is any. DIR may be a
 // folder or its config.json; with only a config.json the summary is printed and no weights are checked. Without
 // DIR, the built-in tiny model (written on first use) is described and checked.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -34,17 +35,19 @@ void print_summary(const dsv4::Config& c, const std::vector<dsv4::PlannedTensor>
   for (const auto& b : c.blocks)
     if (b.compress_ratio && ratios.find(fmt::format(" {}", b.compress_ratio)) == std::string::npos)
       ratios += fmt::format(" {}", b.compress_ratio);
-  std::printf("layers: %lld window-only, %lld CSA, %lld HCA (compress ratios:%s); MTP: %lld window-only, %lld CSA, "
-              "%lld HCA\n",
-              (long long)c.count_blocks(AttentionKind::window), (long long)c.count_blocks(AttentionKind::csa),
-              (long long)c.count_blocks(AttentionKind::hca), ratios.empty() ? " none" : ratios.c_str(),
-              (long long)c.count_blocks(AttentionKind::window, true), (long long)c.count_blocks(AttentionKind::csa, true),
-              (long long)c.count_blocks(AttentionKind::hca, true));
-  std::printf("attention: %lld heads x %lld (rope %lld), q_lora %lld, o_groups %lld x %lld, window %lld, "
-              "indexer %lld x %lld top-%lld\n",
-              (long long)c.num_heads, (long long)c.head_dim, (long long)c.rope_head_dim, (long long)c.q_lora_rank,
-              (long long)c.o_groups, (long long)c.o_lora_rank, (long long)c.sliding_window,
-              (long long)c.index_n_heads, (long long)c.index_head_dim, (long long)c.index_topk);
+  std::printf(
+      "layers: %lld window-only, %lld CSA, %lld HCA (compress ratios:%s); MTP: %lld window-only, %lld CSA, "
+      "%lld HCA\n",
+      (long long)c.count_blocks(AttentionKind::window), (long long)c.count_blocks(AttentionKind::csa),
+      (long long)c.count_blocks(AttentionKind::hca), ratios.empty() ? " none" : ratios.c_str(),
+      (long long)c.count_blocks(AttentionKind::window, true), (long long)c.count_blocks(AttentionKind::csa, true),
+      (long long)c.count_blocks(AttentionKind::hca, true));
+  std::printf(
+      "attention: %lld heads x %lld (rope %lld), q_lora %lld, o_groups %lld x %lld, window %lld, "
+      "indexer %lld x %lld top-%lld\n",
+      (long long)c.num_heads, (long long)c.head_dim, (long long)c.rope_head_dim, (long long)c.q_lora_rank,
+      (long long)c.o_groups, (long long)c.o_lora_rank, (long long)c.sliding_window, (long long)c.index_n_heads,
+      (long long)c.index_head_dim, (long long)c.index_topk);
   std::printf("experts: %lld routed (top-%lld, inter %lld) + %lld shared; %lld hash-routed layer(s)\n",
               (long long)c.n_routed_experts, (long long)c.experts_per_token, (long long)c.moe_inter_dim,
               (long long)c.n_shared_experts, (long long)c.num_hash_layers());
@@ -78,14 +81,18 @@ int run_info(const std::string& dir_arg) {
               plan.size());
   if (!report.unexpected.empty()) {
     std::printf("note: %zu stored tensor(s) the config does not imply (ignored):\n", report.unexpected.size());
-    for (const auto& name : report.unexpected) std::printf("  %s\n", name.c_str());
+    constexpr size_t kShown = 20;  // a folder in another naming scheme would list every tensor
+    for (size_t i = 0; i < std::min(kShown, report.unexpected.size()); ++i)
+      std::printf("  %s\n", report.unexpected[i].c_str());
+    if (report.unexpected.size() > kShown) std::printf("  ... and %zu more\n", report.unexpected.size() - kShown);
   }
   std::printf("problems: %zu\n", report.problems.size());
   for (const auto& p : report.problems) std::printf("  %s\n", p.c_str());
   return report.ok() ? 0 : 1;
 }
 
-const cli::RegisterCommand reg("info", "describe and check a DeepSeek-V4 model folder (default: the built-in tiny model)",
+const cli::RegisterCommand reg("info",
+                               "describe and check a DeepSeek-V4 model folder (default: the built-in tiny model)",
                                [](CLI::App& app) {
                                  auto dir = std::make_shared<std::string>();
                                  app.add_option("DIR", *dir, "model folder, or its config.json");

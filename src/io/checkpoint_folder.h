@@ -44,8 +44,8 @@ class CheckpointFolder {
   void require_readable() const;  // throws listing every problem, if any
 
   std::optional<TensorRef> find(std::string_view name) const;  // either spelling of the name
-  TensorRef at(std::string_view name) const;                    // throws naming the folder and tensor
-  std::vector<std::string> tensor_names() const;                // canonical names, sorted
+  TensorRef at(std::string_view name) const;                   // throws naming the folder and tensor
+  std::vector<std::string> tensor_names() const;               // canonical names, sorted
   // True when the index puts this tensor in a shard that could not be read (its absence is already a problem).
   bool in_unreadable_shard(std::string_view name) const;
 

@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "base/error.h"
 
@@ -87,8 +87,8 @@ TensorInfo parse_entry(const std::string& label, const std::string& name, const 
 
   uint64_t numel = 1;
   for (const auto& dim : *shape_it) {
-    if (!dim.is_number_unsigned()) bad(fmt::format("shape {} has an entry that is not a non-negative integer",
-                                                   shape_it->dump()));
+    if (!dim.is_number_unsigned())
+      bad(fmt::format("shape {} has an entry that is not a non-negative integer", shape_it->dump()));
     const uint64_t d = dim.get<uint64_t>();
     if (d > uint64_t(INT64_MAX) || __builtin_mul_overflow(numel, d, &numel))
       bad(fmt::format("shape {} is too large", shape_it->dump()));
@@ -99,8 +99,8 @@ TensorInfo parse_entry(const std::string& label, const std::string& name, const 
     bad(fmt::format("shape {} is too large", shape_it->dump()));
 
   for (const auto& off : *offsets_it)
-    if (!off.is_number_unsigned()) bad(fmt::format("data_offsets {} are not non-negative integers",
-                                                   offsets_it->dump()));
+    if (!off.is_number_unsigned())
+      bad(fmt::format("data_offsets {} are not non-negative integers", offsets_it->dump()));
   const uint64_t begin = (*offsets_it)[0].get<uint64_t>();
   const uint64_t end = (*offsets_it)[1].get<uint64_t>();
   if (end < begin) bad(fmt::format("data_offsets [{}, {}] end before they begin", begin, end));
@@ -108,8 +108,8 @@ TensorInfo parse_entry(const std::string& label, const std::string& name, const 
     bad(fmt::format("data_offsets [{}, {}] run past the end of the data section ({} bytes; file truncated?)", begin,
                     end, data_size));
   if (end - begin != expected_bytes)
-    bad(fmt::format("shape {} of {} needs {} bytes but data_offsets [{}, {}] span {}",
-                    shape_to_string(info.shape), dtype_name, expected_bytes, begin, end, end - begin));
+    bad(fmt::format("shape {} of {} needs {} bytes but data_offsets [{}, {}] span {}", shape_to_string(info.shape),
+                    dtype_name, expected_bytes, begin, end, end - begin));
   info.offset = begin;
   info.nbytes = end - begin;
   return info;
@@ -123,14 +123,11 @@ int64_t TensorInfo::numel() const {
   return n;
 }
 
-std::string shape_to_string(std::span<const int64_t> shape) {
-  return fmt::format("[{}]", fmt::join(shape, ", "));
-}
+std::string shape_to_string(std::span<const int64_t> shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
 
 SafetensorsLayout parse_safetensors(std::span<const std::byte> bytes, const std::string& label) {
   if (bytes.size() < 8)
-    fail("{}: truncated file ({} bytes; a safetensors file starts with an 8-byte header length)", label,
-         bytes.size());
+    fail("{}: truncated file ({} bytes; a safetensors file starts with an 8-byte header length)", label, bytes.size());
   const uint64_t header_len = read_u64_le(bytes.data());
   if (header_len > bytes.size() - 8)
     fail("{}: header length {} runs past the end of the file ({} bytes; file truncated?)", label, header_len,
@@ -147,8 +144,7 @@ SafetensorsLayout parse_safetensors(std::span<const std::byte> bytes, const std:
   nlohmann::json root;
   try {
     root = nlohmann::json::parse(
-        header.begin(), header.end(),
-        [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        header.begin(), header.end(), [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
           if (depth == 1 && event == nlohmann::json::parse_event_t::key && parsed.is_string()) {
             auto key = parsed.get<std::string>();
             if (!seen.insert(key).second) duplicates.push_back(std::move(key));

@@ -19,10 +19,10 @@
 namespace plumb::io {
 
 struct TensorInfo {
-  std::string name;            // as stored in the file
+  std::string name;  // as stored in the file
   DType dtype;
   std::vector<int64_t> shape;
-  uint64_t offset = 0;         // byte offset of the first element from the start of the file
+  uint64_t offset = 0;  // byte offset of the first element from the start of the file
   uint64_t nbytes = 0;
   int64_t numel() const;
 };

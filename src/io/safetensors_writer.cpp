@@ -2,12 +2,12 @@
 // tensors' bytes, widest element type first so each tensor is aligned to its element size.
 #include "io/safetensors_writer.h"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 #include "base/error.h"
 #include "io/safetensors_reader.h"
@@ -53,8 +53,7 @@ void write_safetensors(const std::filesystem::path& path, const std::vector<Tens
   unsigned char len_bytes[8];
   for (int i = 0; i < 8; ++i) len_bytes[i] = uint8_t(uint64_t(text.size()) >> (8 * i));
   bool ok = std::fwrite(len_bytes, 1, 8, f) == 8 && std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  for (const TensorData* t : order)
-    ok = ok && std::fwrite(t->bytes.data(), 1, t->bytes.size(), f) == t->bytes.size();
+  for (const TensorData* t : order) ok = ok && std::fwrite(t->bytes.data(), 1, t->bytes.size(), f) == t->bytes.size();
   ok = (std::fclose(f) == 0) && ok;
   if (!ok) {
     const int err = errno;

@@ -107,8 +107,8 @@ TEST_F(CheckpointFolderTest, ShardNameOutsideTheFolderIsRefused) {
 
 TEST_F(CheckpointFolderTest, MalformedShardIsCollectedAndItsTensorsMarked) {
   io::write_safetensors(dir() / "a.safetensors", {u8("x", 1)});
-  write_file(dir() / "b.safetensors", raw_safetensors(R"({"y":{"dtype":"U8","shape":[9],"data_offsets":[0,9]}})",
-                                                      std::vector<uint8_t>(4, 0)));
+  write_file(dir() / "b.safetensors",
+             raw_safetensors(R"({"y":{"dtype":"U8","shape":[9],"data_offsets":[0,9]}})", std::vector<uint8_t>(4, 0)));
   index(R"({"x":"a.safetensors","y":"b.safetensors"})");
   const auto folder = io::CheckpointFolder::open(dir());
   ASSERT_EQ(folder.problems().size(), 1u);

@@ -89,8 +89,7 @@ TEST_F(SafetensorsErrors, NegativeDimension) {
 }
 
 TEST_F(SafetensorsErrors, ShapeOverflow) {
-  const std::string header =
-      R"({"w.weight":{"dtype":"F32","shape":[4294967296,4294967296,16],"data_offsets":[0,8]}})";
+  const std::string header = R"({"w.weight":{"dtype":"F32","shape":[4294967296,4294967296,16],"data_offsets":[0,8]}})";
   EXPECT_THAT(open_error(raw_safetensors(header, k8Bytes)), HasSubstr("tensor w.weight: shape"));
 }
 

@@ -70,7 +70,8 @@ TEST(SafetensorsRoundTrip, LayoutMatchesTheFormatByHand) {
 TEST(SafetensorsRoundTrip, WiderElementsComeFirst) {
   ScratchDir dir;
   const auto path = dir.path() / "x.safetensors";
-  io::write_safetensors(path, {{"a", DType::dtype_u8, {3}, pattern(3, 1)}, {"b", DType::dtype_f32, {1}, pattern(4, 2)},
+  io::write_safetensors(path, {{"a", DType::dtype_u8, {3}, pattern(3, 1)},
+                               {"b", DType::dtype_f32, {1}, pattern(4, 2)},
                                {"c", DType::dtype_i64, {1}, pattern(8, 3)}});
   io::SafetensorsFile file(path);
   const uint64_t start = file.tensors()[0].offset;
@@ -94,11 +95,13 @@ TEST(SafetensorsRoundTrip, OutputDoesNotDependOnInputOrder) {
 TEST(SafetensorsRoundTrip, WriterRefusesInconsistentTensors) {
   ScratchDir dir;
   const auto path = dir.path() / "w.safetensors";
-  EXPECT_THAT(error_of([&] { io::write_safetensors(path, {{"x", DType::dtype_f32, {3}, pattern(8, 0)}}); }),
+  EXPECT_THAT(error_of([&] {
+                io::write_safetensors(path, {{"x", DType::dtype_f32, {3}, pattern(8, 0)}});
+              }),
               ::testing::HasSubstr("tensor x: shape [3] of F32 needs 12 bytes, 8 given"));
   EXPECT_THAT(error_of([&] {
-                io::write_safetensors(path, {{"x", DType::dtype_u8, {1}, pattern(1, 0)},
-                                             {"x", DType::dtype_u8, {1}, pattern(1, 0)}});
+                io::write_safetensors(
+                    path, {{"x", DType::dtype_u8, {1}, pattern(1, 0)}, {"x", DType::dtype_u8, {1}, pattern(1, 0)}});
               }),
               ::testing::HasSubstr("tensor x given twice"));
   EXPECT_FALSE(std::filesystem::exists(path));

@@ -27,8 +27,8 @@ std::filesystem::path builtin_model_dir() {
   // The key covers the generator version, the seed and the tokenizer text, which another module owns.
   const std::string tokenizer = text::tiny_tokenizer_json(int(spec.vocab));
   const auto digest = sha256(tokenizer.data(), tokenizer.size());
-  const std::string name = fmt::format("tiny-dsv4-v{}-seed{}-tok{}", kTinyGeneratorVersion, spec.seed,
-                                       to_hex(digest).substr(0, 12));
+  const std::string name =
+      fmt::format("tiny-dsv4-v{}-seed{}-tok{}", kTinyGeneratorVersion, spec.seed, to_hex(digest).substr(0, 12));
   const std::filesystem::path cache = plumb_cache_dir();
   const std::filesystem::path final_dir = cache / name;
   if (std::filesystem::is_regular_file(final_dir / "config.json")) return final_dir;

@@ -89,9 +89,8 @@ void read_rope(const Fields& f, Config& c) {
   const std::string type = yarn->value("rope_type", yarn->value("type", std::string("default")));
   if (type != "yarn") return;
   c.rope_factor = y.number_value(yarn->value("factor", json(1.0)), yarn_field + ".factor");
-  c.rope_original_max_position =
-      y.integer_value(yarn->value("original_max_position_embeddings", json(0)),
-                      yarn_field + ".original_max_position_embeddings");
+  c.rope_original_max_position = y.integer_value(yarn->value("original_max_position_embeddings", json(0)),
+                                                 yarn_field + ".original_max_position_embeddings");
   c.rope_beta_fast = y.number_value(yarn->value("beta_fast", json(32)), yarn_field + ".beta_fast");
   c.rope_beta_slow = y.number_value(yarn->value("beta_slow", json(1)), yarn_field + ".beta_slow");
   if (c.rope_factor <= 0) fail("{}: {}.factor must be positive", f.label(), yarn_field);
@@ -106,9 +105,10 @@ std::vector<int> read_ratios(const Fields& f, int64_t num_layers, int64_t num_mt
     const json& arr = f.at("compress_ratios");
     if (!arr.is_array()) fail("{}: compress_ratios must be an array", f.label());
     if (int64_t(arr.size()) != num_layers && int64_t(arr.size()) != num_layers + num_mtp)
-      fail("{}: compress_ratios has {} entries; num_hidden_layers ({}) or num_hidden_layers + "
-           "num_nextn_predict_layers ({}) expected",
-           f.label(), arr.size(), num_layers, num_layers + num_mtp);
+      fail(
+          "{}: compress_ratios has {} entries; num_hidden_layers ({}) or num_hidden_layers + "
+          "num_nextn_predict_layers ({}) expected",
+          f.label(), arr.size(), num_layers, num_layers + num_mtp);
     for (size_t i = 0; i < arr.size(); ++i) {
       const int64_t r = f.integer_value(arr[i], fmt::format("compress_ratios[{}]", i));
       if (r < 0 || r > (1 << 20)) fail("{}: compress_ratios[{}] = {} is out of range", f.label(), i, r);
@@ -204,9 +204,10 @@ void validate(const Config& c, const std::string& label) {
     fail("{}: qk_rope_head_dim ({}) must be even, positive and below head_dim ({})", label, c.rope_head_dim,
          c.head_dim);
   if ((c.head_dim - c.rope_head_dim) % 64 != 0)
-    fail("{}: head_dim - qk_rope_head_dim ({}) must be a multiple of 64: the KV cache rounds those dims to FP8 in "
-         "blocks of 64",
-         label, c.head_dim - c.rope_head_dim);
+    fail(
+        "{}: head_dim - qk_rope_head_dim ({}) must be a multiple of 64: the KV cache rounds those dims to FP8 in "
+        "blocks of 64",
+        label, c.head_dim - c.rope_head_dim);
   if (c.rope_head_dim > c.index_head_dim)
     fail("{}: index_head_dim ({}) must be at least qk_rope_head_dim ({})", label, c.index_head_dim, c.rope_head_dim);
   if ((c.index_head_dim & (c.index_head_dim - 1)) != 0 || c.index_head_dim % 32 != 0)
@@ -282,10 +283,10 @@ Config Config::from_json(const json& j, const std::string& label) {
     c.eos_token_id = f.integer("eos_token_id", 1);
   }
 
-  for (const char* field : {"vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "head_dim",
-                            "q_lora_rank", "o_groups", "o_lora_rank", "sliding_window", "n_routed_experts",
-                            "num_experts_per_tok", "moe_intermediate_size", "index_n_heads", "index_head_dim",
-                            "index_topk", "hc_mult"})
+  for (const char* field :
+       {"vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "head_dim", "q_lora_rank", "o_groups",
+        "o_lora_rank", "sliding_window", "n_routed_experts", "num_experts_per_tok", "moe_intermediate_size",
+        "index_n_heads", "index_head_dim", "index_topk", "hc_mult"})
     require_positive(label, field, f.integer(field));
   if (c.num_mtp_layers < 0) fail("{}: num_nextn_predict_layers must not be negative", label);
   if (f.has("num_key_value_heads") && f.integer("num_key_value_heads") != 1)

@@ -32,7 +32,7 @@ struct Config {
   int64_t num_mtp_layers = 0;  // MTP blocks after them
   int64_t num_heads = 0;
   int64_t head_dim = 0;
-  int64_t rope_head_dim = 0;   // the last rope_head_dim dims of each head are rotated
+  int64_t rope_head_dim = 0;  // the last rope_head_dim dims of each head are rotated
   int64_t q_lora_rank = 0;
   int64_t o_groups = 0;
   int64_t o_lora_rank = 0;

@@ -20,8 +20,8 @@ class Planner {
   // `X.weight` in e4m3 and `X.scale`, one E8M0 per 128x128 tile.
   void fp8_linear(const std::string& stem, int64_t out, int64_t in, int64_t block) {
     add(stem + ".weight", DType::dtype_f8_e4m3, {out, in}, TensorKind::fp8_weight, block);
-    add(stem + ".scale", DType::dtype_f8_e8m0, {ceil_div(out, kFp8Tile), ceil_div(in, kFp8Tile)},
-        TensorKind::fp8_scale, block);
+    add(stem + ".scale", DType::dtype_f8_e8m0, {ceil_div(out, kFp8Tile), ceil_div(in, kFp8Tile)}, TensorKind::fp8_scale,
+        block);
   }
   void fp4_linear(const std::string& stem, int64_t out, int64_t in, int64_t block, int64_t expert) {
     add(stem + ".weight", DType::dtype_i8, {out, in / 2}, TensorKind::fp4_weight, block, expert);

@@ -46,9 +46,9 @@ struct PlannedTensor {
 std::vector<PlannedTensor> plan_tensors(const Config& config);
 
 struct WeightBytes {
-  uint64_t total = 0;                 // every planned tensor, MTP included
+  uint64_t total = 0;  // every planned tensor, MTP included
   std::map<DType, uint64_t> by_dtype;
-  uint64_t mtp = 0;                   // the part of total in MTP blocks
+  uint64_t mtp = 0;  // the part of total in MTP blocks
   // Read by one decoded token at one row through the main model, MTP excluded: every non-routed weight, one row
   // of the embedding and of each hash table, experts_per_token routed experts per block, the head.
   uint64_t per_token = 0;

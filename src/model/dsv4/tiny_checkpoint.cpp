@@ -111,8 +111,11 @@ void write_tiny_checkpoint(const std::filesystem::path& out_dir, const TinySpec&
   const json index = {{"metadata", {{"total_size", total}}}, {"weight_map", weight_map}};
   write_text(out_dir / "model.safetensors.index.json", index.dump(2) + "\n");
   write_text(out_dir / "config.json", config.to_json().dump(2) + "\n");
-  const json generation = {{"bos_token_id", config.bos_token_id}, {"eos_token_id", config.eos_token_id},
-                           {"do_sample", true}, {"temperature", 1.0}, {"top_p", 1.0}};
+  const json generation = {{"bos_token_id", config.bos_token_id},
+                           {"eos_token_id", config.eos_token_id},
+                           {"do_sample", true},
+                           {"temperature", 1.0},
+                           {"top_p", 1.0}};
   write_text(out_dir / "generation_config.json", generation.dump(2) + "\n");
   write_text(out_dir / "tokenizer.json", tokenizer);
   write_text(out_dir / "tokenizer_config.json", text::tiny_tokenizer_config_json());

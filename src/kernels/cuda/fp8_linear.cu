@@ -1,0 +1,225 @@
+#include <algorithm>
+
+#include "kernels/control.h"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/fp8_linear.h"
+#include "kernels/cuda/mma_fp8.cuh"
+
+namespace plumb::cuda {
+namespace {
+
+constexpr int kWarpsPerBlock = 4;
+
+const kernels::ControlId kDropLastKBlock =
+    kernels::register_control("fp8_linear_cuda", "drop_last_k_block", "the last 128-wide K block is skipped");
+const kernels::ControlId kRowsReadPassFirstRow =
+    kernels::register_control("fp8_linear_cuda", "rows_read_pass_first_row", "every row of a pass reads the pass's first row");
+enum : int { control_none = 0, control_drop_last = 1, control_first_row = 2 };
+
+// One warp per 128-wide K block of one row: amax, the power-of-two scale, and the e4m3 codes. Dividing by a power
+// of two is multiplying by its exact reciprocal (an Inf block's reciprocal is 0, so its codes become NaN, and its
+// finite values 0, exactly as a division by Inf would).
+__global__ void act_quant_kernel(const uint16_t* __restrict__ x, int64_t rows, int64_t k, uint8_t* __restrict__ codes,
+                                 float* __restrict__ scales) {
+  const int64_t kblocks = k / 128;
+  const int64_t item = int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
+  if (item >= rows * kblocks) return;
+  const int lane = threadIdx.x % 32;
+  const int64_t row = item / kblocks, kb = item % kblocks;
+  const uint16_t* src = x + row * k + kb * 128 + lane * 4;
+  const uint2 raw = *reinterpret_cast<const uint2*>(src);
+  const float v[4] = {bf16_bits_to_float(uint16_t(raw.x)), bf16_bits_to_float(uint16_t(raw.x >> 16)),
+                      bf16_bits_to_float(uint16_t(raw.y)), bf16_bits_to_float(uint16_t(raw.y >> 16))};
+  float amax = fmaxf(fmaxf(fabsf(v[0]), fabsf(v[1])), fmaxf(fabsf(v[2]), fabsf(v[3])));
+  for (int o = 16; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+  const int e = pow2_scale_exponent_dev(amax, 448.0f);
+  const float inv = e >= 128 ? 0.0f : ldexpf(1.0f, -e);
+  uint32_t packed = 0;
+  for (int i = 0; i < 4; ++i) packed |= uint32_t(float_to_e4m3(v[i] * inv)) << (8 * i);
+  *reinterpret_cast<uint32_t*>(codes + row * k + kb * 128 + lane * 4) = packed;
+  if (lane == 0) scales[row * kblocks + kb] = ldexpf(1.0f, e);
+}
+
+struct LinearArgs {
+  const uint8_t* w;
+  const uint8_t* wscale;
+  int64_t n, k;
+  const uint8_t* xq;    // e4m3 [rows, k]
+  const float* xs;      // [rows, k / 128] pow2 scales
+  int64_t rows;
+  int splits;
+  float* partial;       // [splits, rows, n] when splits > 1
+  unsigned* arrivals;   // [n / 16] split arrival counters, zero between calls
+  uint16_t* y;          // [rows, n]
+  int control;          // planted control (kernels/control.h), control_none in production
+};
+
+// What one 128-wide K block needs, loaded one block ahead: this warp's weight fragments (two 64-wide chunks of
+// rows g and g+8), its rows' activation fragments and the scales of its accumulator columns (rows 2t, 2t+1).
+template <int NT>
+struct BlockLoad {
+  uint4 w[2][2];
+  uint4 q[NT][2];
+  float sa[NT][2];
+};
+
+template <int NT>
+__device__ __forceinline__ void load_block(const LinearArgs& a, int64_t m0, int64_t m1, int64_t kb, int64_t base,
+                                           int g, int t, BlockLoad<NT>& b) {
+  const int64_t kblocks = a.k / 128;
+#pragma unroll
+  for (int c = 0; c < 2; ++c) {
+    const int64_t kofs = kb * 128 + c * 64 + t * 16;
+    b.w[c][0] = load_stream_16(a.w + m0 * a.k + kofs);
+    b.w[c][1] = load_stream_16(a.w + m1 * a.k + kofs);
+  }
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt) {
+    const int64_t row = a.control == control_first_row ? base : base + nt * 8 + g;
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      const int64_t kofs = kb * 128 + c * 64 + t * 16;
+      b.q[nt][c] = row < a.rows ? *reinterpret_cast<const uint4*>(a.xq + row * a.k + kofs) : make_uint4(0, 0, 0, 0);
+    }
+    const int64_t r0 = base + nt * 8 + 2 * t, r1 = r0 + 1;
+    b.sa[nt][0] = r0 < a.rows ? a.xs[r0 * kblocks + kb] : 0.0f;
+    b.sa[nt][1] = r1 < a.rows ? a.xs[r1 * kblocks + kb] : 0.0f;
+  }
+}
+
+// A warp owns 16 output features and one K split; each pass covers NT * 8 rows. With several splits, the last
+// warp of a feature tile to finish sums the splits' partials in ascending order (the same order every launch).
+template <int NT>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32) fp8_linear_kernel(LinearArgs a) {
+  const int64_t warp_id = int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
+  const int64_t mtiles = a.n / 16;
+  if (warp_id >= mtiles * a.splits) return;
+  const int64_t mtile = warp_id / a.splits;
+  const int split = int(warp_id % a.splits);
+  const int64_t kblocks = a.k / 128;
+  const int64_t per_split = kblocks / a.splits;
+  const int64_t kb0 = split * per_split;
+  const int64_t kb1 = kb0 + per_split - (a.control == control_drop_last && split == a.splits - 1 ? 1 : 0);
+  const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
+  const int64_t m0 = mtile * 16 + g, m1 = m0 + 8;
+  const int64_t wscale_cols = (a.k + 127) / 128;
+  const uint8_t* wscale_row = a.wscale + ((mtile * 16) / 128) * wscale_cols;
+
+  for (int64_t base = 0; base < a.rows; base += NT * 8) {
+    float acc[NT][4];
+    for (int nt = 0; nt < NT; ++nt)
+      for (int j = 0; j < 4; ++j) acc[nt][j] = 0.0f;
+    BlockLoad<NT> cur, nxt;
+    load_block<NT>(a, m0, m1, kb0, base, g, t, cur);
+    for (int64_t kb = kb0; kb < kb1; ++kb) {
+      if (kb + 1 < kb1) load_block<NT>(a, m0, m1, kb + 1, base, g, t, nxt);
+      const float sw = e8m0_value(wscale_row[kb]);
+#pragma unroll
+      for (int nt = 0; nt < NT; ++nt) {
+        float blk[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          mma_e4m3_16x8x32(blk, cur.w[c][0].x, cur.w[c][1].x, cur.w[c][0].y, cur.w[c][1].y, cur.q[nt][c].x, cur.q[nt][c].y);
+          mma_e4m3_16x8x32(blk, cur.w[c][0].z, cur.w[c][1].z, cur.w[c][0].w, cur.w[c][1].w, cur.q[nt][c].z, cur.q[nt][c].w);
+        }
+        acc[nt][0] = fmaf(blk[0], cur.sa[nt][0] * sw, acc[nt][0]);
+        acc[nt][1] = fmaf(blk[1], cur.sa[nt][1] * sw, acc[nt][1]);
+        acc[nt][2] = fmaf(blk[2], cur.sa[nt][0] * sw, acc[nt][2]);
+        acc[nt][3] = fmaf(blk[3], cur.sa[nt][1] * sw, acc[nt][3]);
+      }
+      cur = nxt;
+    }
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int64_t row = base + nt * 8 + 2 * t + (j & 1);
+        const int64_t m = j < 2 ? m0 : m1;
+        if (row >= a.rows) continue;
+        if (a.splits == 1) {
+          a.y[row * a.n + m] = float_to_bf16_bits(acc[nt][j]);
+        } else {
+          a.partial[(int64_t(split) * a.rows + row) * a.n + m] = acc[nt][j];
+        }
+      }
+    }
+  }
+  if (a.splits == 1) return;
+  __threadfence();
+  __syncwarp();
+  unsigned arrived = 0;
+  if (lane == 0) arrived = atomicAdd(&a.arrivals[mtile], 1u);
+  arrived = __shfl_sync(0xffffffffu, arrived, 0);
+  if (arrived != unsigned(a.splits - 1)) return;
+  __threadfence();
+  for (int64_t i = lane; i < a.rows * 16; i += 32) {
+    const int64_t row = i / 16, m = mtile * 16 + i % 16;
+    float sum = __ldcg(&a.partial[row * a.n + m]);
+    for (int s = 1; s < a.splits; ++s) sum += __ldcg(&a.partial[(int64_t(s) * a.rows + row) * a.n + m]);
+    a.y[row * a.n + m] = float_to_bf16_bits(sum);
+  }
+  if (lane == 0) a.arrivals[mtile] = 0u;
+}
+
+size_t align256(size_t b) { return (b + 255) / 256 * 256; }
+
+}  // namespace
+
+int fp8_linear_splits(int64_t n, int64_t k) {
+  // Enough warps to keep every multiprocessor streaming (about 2048), never splitting a 128-block.
+  const int64_t kblocks = k / 128, mtiles = n / 16;
+  int s = 1;
+  while (mtiles * s < 2048 && s * 2 <= kblocks && kblocks % (s * 2) == 0) s *= 2;
+  return s;
+}
+
+size_t fp8_linear_workspace_bytes(int64_t n, int64_t k, int64_t rows) {
+  const int s = fp8_linear_splits(n, k);
+  return align256(size_t(n / 16) * sizeof(unsigned)) + align256(size_t(rows * k)) +
+         align256(size_t(rows * (k / 128)) * sizeof(float)) +
+         (s > 1 ? align256(size_t(s) * size_t(rows * n) * sizeof(float)) : 0);
+}
+
+void fp8_linear_workspace_init(void* workspace, int64_t n, void* stream) {
+  PLUMB_CUDA_CHECK(cudaMemsetAsync(workspace, 0, size_t(n / 16) * sizeof(unsigned), cudaStream_t(stream)));
+}
+
+void act_quant_e4m3(const uint16_t* x, int64_t rows, int64_t k, uint8_t* codes, float* scales, void* stream) {
+  const int64_t items = rows * (k / 128);
+  if (items == 0) return;
+  const int64_t blocks = (items + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  act_quant_kernel<<<unsigned(blocks), kWarpsPerBlock * 32, 0, cudaStream_t(stream)>>>(x, rows, k, codes, scales);
+  PLUMB_CUDA_LAUNCHED("act_quant");
+}
+
+void fp8_linear(const Fp8WeightView& w, const uint16_t* x, int64_t rows, uint16_t* y, void* workspace,
+                int rows_per_pass, void* stream) {
+  if (rows == 0) return;
+  PLUMB_CHECK(w.n % 16 == 0 && w.k % 128 == 0 && w.k / 128 >= 2);
+  auto* base = static_cast<uint8_t*>(workspace);
+  auto* arrivals = reinterpret_cast<unsigned*>(base);
+  base += align256(size_t(w.n / 16) * sizeof(unsigned));
+  uint8_t* xq = base;
+  base += align256(size_t(rows * w.k));
+  auto* xs = reinterpret_cast<float*>(base);
+  base += align256(size_t(rows * (w.k / 128)) * sizeof(float));
+  auto* partial = reinterpret_cast<float*>(base);
+  act_quant_e4m3(x, rows, w.k, xq, xs, stream);
+  const int control = kernels::planted(kDropLastKBlock)         ? control_drop_last
+                      : kernels::planted(kRowsReadPassFirstRow) ? control_first_row
+                                                                : control_none;
+  LinearArgs a{w.codes, w.scales, w.n, w.k, xq, xs, rows, fp8_linear_splits(w.n, w.k), partial, arrivals, y, control};
+  if (rows_per_pass == 0) rows_per_pass = rows <= 8 ? 8 : rows <= 16 ? 16 : 32;
+  const int64_t warps = (w.n / 16) * a.splits;
+  const unsigned blocks = unsigned((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
+  auto s = cudaStream_t(stream);
+  switch (rows_per_pass) {
+    case 8: fp8_linear_kernel<1><<<blocks, kWarpsPerBlock * 32, 0, s>>>(a); break;
+    case 16: fp8_linear_kernel<2><<<blocks, kWarpsPerBlock * 32, 0, s>>>(a); break;
+    case 32: fp8_linear_kernel<4><<<blocks, kWarpsPerBlock * 32, 0, s>>>(a); break;
+    default: fail("fp8_linear: rows_per_pass must be 8, 16 or 32, got {}", rows_per_pass);
+  }
+  PLUMB_CUDA_LAUNCHED("fp8_linear");
+}
+
+}  // namespace plumb::cuda
