@@ -279,6 +279,10 @@ def stable_topk(t, k, dim=-1, largest=True, sorted=True):
 
 
 def patch_hf(hfmod, model):
+    CHOICES.router_layer = {id(layer.mlp.gate): i for i, layer in enumerate(model.model.layers)}
+    if getattr(hfmod, "_plumb_patched", False):
+        return
+    hfmod._plumb_patched = True
     indexer_forward = hfmod.DeepseekV4Indexer.forward
     router_forward = hfmod.DeepseekV4TopKRouter.forward
 
@@ -318,7 +322,6 @@ def patch_hf(hfmod, model):
 
     hfmod.DeepseekV4Indexer.forward = indexer
     hfmod.DeepseekV4TopKRouter.forward = router
-    CHOICES.router_layer = {id(layer.mlp.gate): i for i, layer in enumerate(model.model.layers)}
 
 
 def build_model(folder, device):
