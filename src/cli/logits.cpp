@@ -1,4 +1,4 @@
-// `plumb logits [MODEL] --ids 1,2,3 [--numerics oracle|release]`: the logits of every position of
+// `plumb logits [MODEL] (--ids 1,2,3 | --prompt TEXT) [--numerics oracle|release]`: the logits of every position of
 // a token sequence, for comparisons with other implementations. Writes them as float32 rows to --out (header: the
 // 8 bytes "PLUMBLGT", u32 version 1, u32 dtype 1 = float32, u64 rows, u64 vocab; little-endian) and a JSON summary
 // (ids, per-position argmax, top-5 and max |logit|) to --json or stdout. --choices adds every block's routing and
@@ -22,6 +22,7 @@
 #include "cli/command.h"
 #include "model/dsv4/builtin_model.h"
 #include "model/dsv4/dsv4_model.h"
+#include "text/tokenizer.h"
 
 namespace {
 
@@ -29,7 +30,7 @@ using namespace plumb;
 using nlohmann::json;
 
 struct LogitsOptions {
-  std::string model, ids, numerics = "release", out, json_out, mtp_out, streams_out;
+  std::string model, ids, prompt, numerics = "release", out, json_out, mtp_out, streams_out;
   bool choices = false;
   int32_t chunk = 64;
 };
@@ -81,8 +82,15 @@ json position_summary(std::span<const float> row, int64_t position) {
 
 int run_logits(const LogitsOptions& o) {
   const std::filesystem::path dir = o.model.empty() ? dsv4::builtin_model_dir() : std::filesystem::path(o.model);
-  if (o.ids.empty()) fail("give the token ids with --ids");
-  const std::vector<int32_t> ids = parse_ids(o.ids);
+  if (o.ids.empty() == o.prompt.empty()) fail("give exactly one of --ids or --prompt");
+  std::vector<int32_t> ids;
+  if (!o.ids.empty()) {
+    ids = parse_ids(o.ids);
+  } else {
+    // Text as a user would send it: special tokens spelled in the text are recognised, no BOS is added.
+    for (const auto id : text::Tokenizer::from_file(dir).encode(o.prompt, true)) ids.push_back(int32_t(id));
+    if (ids.empty()) fail("--prompt: the text encodes to no tokens");
+  }
   const int64_t n = int64_t(ids.size());
   if (o.chunk < 1) fail("--chunk must be at least 1");
   dsv4::Dsv4Options options{.numerics = kernels::parse_numerics(o.numerics),
@@ -174,6 +182,7 @@ const plumb::cli::RegisterCommand reg(
       auto o = std::make_shared<LogitsOptions>();
       app.add_option("MODEL", o->model, "model folder (default: the built-in tiny model)");
       app.add_option("--ids", o->ids, "token ids, comma-separated");
+      app.add_option("--prompt", o->prompt, "text, encoded with the model's tokenizer.json");
       app.add_option("--numerics", o->numerics, "release (production) or oracle (float64 reference)")
           ->check(CLI::IsMember({"release", "oracle"}));
       app.add_option("--out", o->out, "write the logits (float32 rows) to this file");

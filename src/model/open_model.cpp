@@ -10,7 +10,8 @@ OpenedModel open_model(const std::filesystem::path& dir, const ModelOptions& opt
   if (options.backend == "cuda") fail("the CUDA backend is not built into this plumb; use --backend cpu");
   if (options.backend != "cpu" && options.backend != "auto")
     fail("unknown backend '{}': use cpu, cuda or auto", options.backend);
-  const std::filesystem::path folder = std::filesystem::weakly_canonical(dir);
+  std::filesystem::path folder = std::filesystem::weakly_canonical(dir);
+  if (folder.filename().empty()) folder = folder.parent_path();  // "dir/" names the folder too
   dsv4::Dsv4Options o{.numerics = kernels::parse_numerics(options.numerics),
                       .slots = options.slots,
                       .max_rows_per_slot = options.max_rows_per_slot,

@@ -3,6 +3,7 @@
 // the end-to-end error is in docs/receipts/release-vs-oracle-*.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -105,6 +106,73 @@ TEST(ReleaseOps, NormsRopeAndPoolingAreWithinBf16Rounding) {
   oracle->compress_pool(cp, kv.td, score.td, rows, pooled.td);
   for (size_t i = 0; i < pooled.f.size(); ++i)
     EXPECT_NEAR(pooled.f[i], pooled.d[i], std::fabs(pooled.d[i]) * kBf16HalfUlp + 1e-5) << i;
+}
+
+TEST(ReleaseOps, AttentionIsWithinBf16ProbabilityRounding) {
+  auto release = make_host_backend(Numerics::release), oracle = make_host_backend(Numerics::oracle);
+  const int64_t heads = 3, d = 128, ring_rows = 24, comp_rows = 150, n = 4;
+  Pair q(bf16_randoms(11, size_t(n * heads * d), 0.5), n, heads * d);
+  Pair ring(bf16_randoms(12, size_t(2 * ring_rows * d), 1.0), 2 * ring_rows, d);  // two slots
+  Pair comp(bf16_randoms(13, size_t(2 * comp_rows * d), 1.0), 2 * comp_rows, d);
+  const std::vector<float> sinks = {0.3f, -1.0f, 2.0f};
+  const Weight sink{WeightFormat::f32, 1, heads, sinks.data(), nullptr};
+  // HCA-style (every visible compressed row, more than one 64-entry block) and CSA-style (a selection with padding).
+  const std::vector<TokenRow> rows = {{0, 3}, {1, 599}, {0, 20}, {1, 250}};
+  std::vector<int32_t> sel_data = {-1, -1, -1, -1, 100, 3, 140, 7, 1, 0, -1, -1, 60, 61, 2, -1};
+  const Tensor selected = Tensor::of(sel_data.data(), DType::dtype_i32, n, 4);
+  for (const Tensor* s : {static_cast<const Tensor*>(nullptr), &selected}) {
+    Pair out(n, heads * d);
+    const AttentionParams p{.heads = heads, .head_dim = d, .softmax_scale = 1 / std::sqrt(double(d)), .window = 16,
+                            .ring_rows = ring_rows, .compress_ratio = 4, .compressed_rows_per_slot = comp_rows};
+    release->attention(p, q.tf, ring.tf, comp.tf, s, sink, rows, out.tf);
+    oracle->attention(p, q.td, ring.td, comp.td, s, sink, rows, out.td);
+    // Each probability is rounded to bf16 for P.V (relative 2^-8, weights summing to at most 1), the output once
+    // more; float32 logits and sums add far less.
+    for (size_t i = 0; i < out.f.size(); ++i)
+      EXPECT_NEAR(out.f[i], out.d[i], 2 * kBf16HalfUlp * 1.0 + 1e-5) << (s ? "selected " : "all ") << i;
+  }
+}
+
+TEST(ReleaseOps, IndexerSelectsTheOraclesRowsAwayFromTies) {
+  auto release = make_host_backend(Numerics::release), oracle = make_host_backend(Numerics::oracle);
+  const int64_t heads = 4, d = 128, rows_per_slot = 80, n = 48, topk = 8;
+  Pair q(bf16_randoms(21, size_t(n * heads * d), 1.0), n, heads * d);
+  Pair w(bf16_randoms(22, size_t(n * heads), 0.1), n, heads);
+  Pair keys(bf16_randoms(23, size_t(rows_per_slot * d), 1.0), rows_per_slot, d);
+  std::vector<TokenRow> rows;
+  for (int64_t i = 0; i < n; ++i) rows.push_back({0, 30 + 5 * i});  // 7 .. 66 visible rows
+  std::vector<int32_t> sel_r(size_t(n * topk)), sel_o(size_t(n * topk));
+  Pair margin_r(n, 1), margin_o(n, 1);
+  const IndexerParams p{.heads = heads, .head_dim = d, .topk = topk, .ratio = 4, .rows_per_slot = rows_per_slot};
+  release->indexer_topk(p, q.tf, w.tf, keys.tf, rows, Tensor::of(sel_r.data(), DType::dtype_i32, n, topk),
+                        &margin_r.tf);
+  oracle->indexer_topk(p, q.td, w.td, keys.td, rows, Tensor::of(sel_o.data(), DType::dtype_i32, n, topk),
+                       &margin_o.td);
+  int compared = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    // Release scores carry three bf16 roundings (each head's dot, its weighted value, the sum), so each score is
+    // within 3 * 2^-8 * sum_h |w_h| |q_h . k| of the oracle's; a choice can only move where the oracle's boundary
+    // margin is within twice that.
+    double bound = 0;
+    const int64_t visible = (rows[size_t(i)].position + 1) / 4;
+    for (int64_t t = 0; t < visible; ++t) {
+      double s = 0;
+      for (int64_t h = 0; h < heads; ++h) {
+        double dot = 0;
+        for (int64_t c = 0; c < d; ++c) dot += q.d[size_t((i * heads + h) * d + c)] * keys.d[size_t(t * d + c)];
+        s += std::fabs(w.d[size_t(i * heads + h)] * dot);
+      }
+      bound = std::max(bound, 3 * kBf16HalfUlp * s);
+    }
+    if (margin_o.d[size_t(i)] <= 2 * bound) continue;
+    std::vector<int32_t> a(sel_r.begin() + i * topk, sel_r.begin() + (i + 1) * topk);
+    std::vector<int32_t> b(sel_o.begin() + i * topk, sel_o.begin() + (i + 1) * topk);
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    EXPECT_EQ(a, b) << "row " << i;
+    ++compared;
+  }
+  EXPECT_GE(compared, 10);  // enough rows are clear of ties for the check to bite
 }
 
 // End to end the release differs from the oracle by FP8 activation rounding (~3% per quantized linear on this

@@ -1,4 +1,4 @@
-// Shared by the forward tests: one gen-tiny checkpoint per test process (written once into a temp folder), models
+// Shared by the forward tests: one gen-tiny checkpoint for all of them, models
 // opened on it with either numerics, and helpers that run a slot's tokens in given chunkings.
 #pragma once
 
@@ -16,20 +16,23 @@
 
 namespace plumb::test {
 
+// Written once per build into <build>/test-data (keyed by the generator version) and shared by every test process;
+// a process that loses the race to create it drops its own copy.
 inline const std::filesystem::path& tiny_checkpoint_dir() {
   static const std::filesystem::path dir = [] {
-    const auto d = std::filesystem::temp_directory_path() / ("plumb-dsv4-forward-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(d);
+    const auto root = std::filesystem::path(PLUMB_BINARY).parent_path() / "test-data";
+    const auto final_dir = root / ("tiny-dsv4-v" + std::to_string(dsv4::kTinyGeneratorVersion) + "-seed7");
+    if (std::filesystem::is_regular_file(final_dir / "config.json")) return final_dir;
+    std::filesystem::create_directories(root);
+    const auto tmp = root / (".tiny-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(tmp);
     dsv4::TinySpec spec;
     spec.seed = 7;
-    dsv4::write_tiny_checkpoint(d, spec);
-    std::atexit([] {
-      std::error_code ec;
-      std::filesystem::remove_all(std::filesystem::temp_directory_path() /
-                                      ("plumb-dsv4-forward-" + std::to_string(::getpid())),
-                                  ec);
-    });
-    return d;
+    dsv4::write_tiny_checkpoint(tmp, spec);
+    std::error_code ec;
+    std::filesystem::rename(tmp, final_dir, ec);
+    if (ec) std::filesystem::remove_all(tmp, ec);
+    return final_dir;
   }();
   return dir;
 }

@@ -138,7 +138,7 @@ def load_release_checkpoint(folder):
 
 def hf_config(c):
     """DeepseekV4Config for a release-format config.json (docs/dsv4-forward.md section 2.4)."""
-    from transformers import DeepseekV4Config
+    from transformers.models.deepseek_v4 import DeepseekV4Config
 
     n = c["num_hidden_layers"]
     ratios = c["compress_ratios"][:n]
@@ -279,6 +279,10 @@ def stable_topk(t, k, dim=-1, largest=True, sorted=True):
 
 
 def patch_hf(hfmod, model):
+    CHOICES.router_layer = {id(layer.mlp.gate): i for i, layer in enumerate(model.model.layers)}
+    if getattr(hfmod, "_plumb_patched", False):
+        return
+    hfmod._plumb_patched = True
     indexer_forward = hfmod.DeepseekV4Indexer.forward
     router_forward = hfmod.DeepseekV4TopKRouter.forward
 
@@ -318,16 +322,18 @@ def patch_hf(hfmod, model):
 
     hfmod.DeepseekV4Indexer.forward = indexer
     hfmod.DeepseekV4TopKRouter.forward = router
-    CHOICES.router_layer = {id(layer.mlp.gate): i for i, layer in enumerate(model.model.layers)}
 
 
 def build_model(folder, device):
-    from transformers import DeepseekV4ForCausalLM
+    from transformers.models.deepseek_v4 import DeepseekV4ForCausalLM
     import transformers.models.deepseek_v4.modeling_deepseek_v4 as hfmod
 
     c = json.loads((folder / "config.json").read_text())
     config = hf_config(c)
-    config._attn_implementation = "eager"
+    try:
+        config._attn_implementation = "eager"  # the only attention DeepseekV4 supports; set it where settable
+    except AttributeError:
+        pass
     model = DeepseekV4ForCausalLM(config).float()
     missing, unexpected = model.load_state_dict(hf_state_dict(load_release_checkpoint(folder), c), strict=False)
     if missing or unexpected:
@@ -344,7 +350,9 @@ def build_model(folder, device):
         raise SystemExit(f"{folder}: HF compress RoPE differs from the release table (max rel {rel:.2e}, "
                          f"scaling {getattr(rotary, 'compress_attention_scaling', None)})")
     patch_hf(hfmod, model)
-    return model, c, rel
+    print(f"{folder.name}: HF attention {getattr(model.config, '_attn_implementation', '?')}, YaRN table max rel "
+          f"diff from the release formula {rel:.1e}")
+    return model, c
 
 
 # ---------------------------------------------------------------- comparing
@@ -436,8 +444,7 @@ def main():
         if ckpt not in models:
             models.clear()
             models[ckpt] = build_model(args.folder / ckpt, args.device)
-            print(f"{ckpt}: loaded; HF YaRN table max rel diff from the release formula {models[ckpt][2]:.1e}")
-        model, c, _ = models[ckpt]
+        model, c = models[ckpt]
         r = compare_case(model, c, case, args.folder, args.device)
         results.append(r)
         print(f"  {r['name']:<16} positions {r['length']:>4}  max rel err {r['max_rel_err']:.2e} "

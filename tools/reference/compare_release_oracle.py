@@ -4,8 +4,9 @@
 For each seed a gen-tiny checkpoint is written and prompts of random token ids run through `plumb logits` with
 --numerics release and --numerics oracle (main logits of every position, and the MTP draft logits of every position
 whose next token is known). Reported per prompt and overall: max and mean of max|release - oracle| / max|oracle| per
-position, and how often the argmax agrees (overall and where the oracle's top-two margin exceeds 0.1). There is no
-pass bar: this is the size of the release quantization's own error, measured.
+position, and how often the argmax agrees (overall and where the oracle's top-two margin exceeds 0.1), and how often
+the release routes a (position, block) to the same experts and the indexer selects the same compressed rows as the
+oracle. There is no pass bar: this is the size of the release quantization's own error, measured.
 
 Usage (repository root, after building):
   python3 tools/reference/compare_release_oracle.py [--plumb build/plumb] [--work DIR] [--markdown OUT.md]
@@ -60,6 +61,16 @@ def summarize(stats):
     }
 
 
+def choice_agreement(release_json, oracle_json):
+    """(same expert sets, routed choices, same indexer sets, indexer choices) over every (position, block)."""
+    r = json.loads(Path(release_json).read_text())["choices"]
+    o = json.loads(Path(oracle_json).read_text())["choices"]
+    experts = sum(sorted(a["experts"]) == sorted(b["experts"]) for a, b in zip(r, o))
+    indexed = [(a, b) for a, b in zip(r, o) if "indexer_selected" in b]
+    same_index = sum(sorted(a["indexer_selected"]) == sorted(b["indexer_selected"]) for a, b in indexed)
+    return experts, len(o), same_index, len(indexed)
+
+
 def run(plumb, args):
     subprocess.run([plumb] + args, check=True, stdout=subprocess.DEVNULL)
 
@@ -73,7 +84,7 @@ def main():
     work = args.work or Path(tempfile.mkdtemp(prefix="plumb-release-oracle-"))
     work.mkdir(parents=True, exist_ok=True)
 
-    rows, main_all, mtp_all = [], [], []
+    rows, main_all, mtp_all, choices_all = [], [], [], []
     for seed in SEEDS:
         ckpt = work / f"ckpt-seed{seed}"
         if not ckpt.exists():
@@ -85,24 +96,28 @@ def main():
             for numerics in ("release", "oracle"):
                 stem = work / f"seed{seed}-p{i}-{numerics}"
                 run(args.plumb, ["logits", str(ckpt), "--ids", ids, "--numerics", numerics, "--out", f"{stem}.bin",
-                                 "--mtp-out", f"{stem}.mtp.bin", "--json", f"{stem}.json"])
+                                 "--mtp-out", f"{stem}.mtp.bin", "--json", f"{stem}.json", "--choices"])
                 files[numerics] = stem
             main = compare(read_rows(f"{files['release']}.bin"), read_rows(f"{files['oracle']}.bin"))
             mtp = compare(read_rows(f"{files['release']}.mtp.bin"), read_rows(f"{files['oracle']}.mtp.bin"))
             main_all += main
             mtp_all += mtp
-            rows.append((f"seed {seed} prompt {i}", length, summarize(main), summarize(mtp)))
+            agree = choice_agreement(f"{files['release']}.json", f"{files['oracle']}.json")
+            choices_all = [a + b for a, b in zip(choices_all, agree)] if choices_all else list(agree)
+            rows.append((f"seed {seed} prompt {i}", length, summarize(main), summarize(mtp), agree))
 
-    def line(label, length, m, t):
+    def line(label, length, m, t, c):
         return (f"| {label} | {length} | {m['max_rel_err']:.3e} | {m['mean_rel_err']:.3e} | "
                 f"{m['argmax_agree']}/{m['positions']} | {m['clear_argmax_agree']}/{m['clear_positions']} | "
-                f"{t['max_rel_err']:.3e} | {t['mean_rel_err']:.3e} | {t['argmax_agree']}/{t['positions']} |")
+                f"{t['max_rel_err']:.3e} | {t['mean_rel_err']:.3e} | {t['argmax_agree']}/{t['positions']} | "
+                f"{c[0]}/{c[1]} | {c[2]}/{c[3]} |")
 
     out = ["| prompt | tokens | main max rel err | main mean rel err | main argmax agree | argmax agree, "
-           f"oracle margin > {CLEAR_MARGIN} | MTP max rel err | MTP mean rel err | MTP argmax agree |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           f"oracle margin > {CLEAR_MARGIN} | MTP max rel err | MTP mean rel err | MTP argmax agree | same experts | "
+           "same indexer rows |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     out += [line(*r) for r in rows]
-    out.append(line("**all**", sum(r[1] for r in rows), summarize(main_all), summarize(mtp_all)))
+    out.append(line("**all**", sum(r[1] for r in rows), summarize(main_all), summarize(mtp_all), choices_all))
     text = "\n".join(out)
     print(text)
     if args.markdown:

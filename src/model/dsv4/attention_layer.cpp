@@ -121,7 +121,7 @@ void Forward::attention(int64_t b, const LaunchRows& rows, Tensor& x, Tensor& sp
                            .rows_per_slot = state_.shape().compressed_rows(spec.compress_ratio)},
                           iq, iw, st.indexer.rows, rows.rows, selection, &indexer_margin);
     selected = &selection;
-    record(b, &selection, &indexer_margin, nullptr, nullptr, n);
+    record(&selection, &indexer_margin, nullptr, nullptr, n);
   }
 
   const Tensor o = ws.act(n, heads * hd);

@@ -73,7 +73,7 @@ void Forward::head(const HcWeights& hc, const Weight& norm, const kernels::Tenso
   backend_.linear({.output = kernels::Rounding::f32}, weights_.head, zn, logits);
 }
 
-void Forward::record(int64_t b, const kernels::Tensor* selected, const kernels::Tensor* indexer_margin,
+void Forward::record(const kernels::Tensor* selected, const kernels::Tensor* indexer_margin,
                      const kernels::Tensor* experts, const kernels::Tensor* router_margin, int64_t rows) {
   if (!trace_) return;
   ChoiceRecord* first = trace_->choices.data() + (trace_->choices.size() - size_t(rows));

@@ -76,7 +76,7 @@ class Forward {
   void compress(const BlockSpec& spec, bool indexer, const CompressorWeights& w, CompressorState& st,
                 const LaunchRows& rows, const kernels::Tensor& x, Workspace& ws);
   kernels::RopeParams rope_params(const BlockSpec& spec, int64_t head_dim) const;
-  void record(int64_t b, const kernels::Tensor* selected, const kernels::Tensor* indexer_margin,
+  void record(const kernels::Tensor* selected, const kernels::Tensor* indexer_margin,
               const kernels::Tensor* experts, const kernels::Tensor* router_margin, int64_t rows);
 
   const Config& config_;

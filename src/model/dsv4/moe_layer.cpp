@@ -22,7 +22,7 @@ void Forward::moe(int64_t b, const LaunchRows& rows, kernels::Tensor& x, kernels
                   .route_scale = config_.routed_scaling_factor,
                   .hash = spec.hash_routed},
                  w.router, xn, rows.tokens, ids, weights, &margin);
-  record(b, nullptr, nullptr, &ids, &margin, n);
+  record(nullptr, nullptr, &ids, &margin, n);
 
   const kernels::Tensor routed = ws.act(n, d), shared = ws.act(n, d), out = ws.act(n, d);
   const kernels::ExpertParams routed_params{.hidden = d, .inter = config_.moe_inter_dim,
