@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "base/error.h"
+#include "kernels/cuda/cuda_backend.h"
 
 namespace plumb::dsv4 {
 namespace {
@@ -38,7 +39,12 @@ Dsv4Model::Dsv4Model(io::CheckpointFolder folder, Config config, const Dsv4Optio
     fail("max_context {} exceeds the model's max_position_embeddings ({})", max_context,
          config_.max_position_embeddings);
 
-  backend_ = kernels::make_host_backend(options.numerics);
+  if (options.backend == "cuda") {
+    if (options.numerics != kernels::Numerics::release) fail("the CUDA backend computes the release numerics only");
+    backend_ = kernels::make_cuda_backend();
+  } else {
+    backend_ = kernels::make_host_backend(options.numerics);
+  }
   weights_ = load_weights(folder_, config_, *backend_, progress);
   const StateShape shape{.slots = options.slots,
                          .max_rows = options.max_rows_per_slot,

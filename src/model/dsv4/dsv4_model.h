@@ -26,6 +26,7 @@ namespace plumb::dsv4 {
 
 struct Dsv4Options {
   kernels::Numerics numerics = kernels::Numerics::release;
+  std::string backend = "cpu";  // "cpu" (host: oracle or release numerics) or "cuda" (release numerics)
   int32_t slots = 4;
   int32_t max_rows_per_slot = 64;
   int64_t max_context = 0;  // 0: the config's max_position_embeddings
@@ -34,7 +35,7 @@ struct Dsv4Options {
 
 class Dsv4Model final : public model::Model {
  public:
-  // Opens the folder's checkpoint on a host backend of the chosen numerics.
+  // Opens the folder's checkpoint on the chosen backend and numerics.
   static std::unique_ptr<Dsv4Model> open(const std::filesystem::path& dir, const Dsv4Options& options,
                                          const WeightProgress& progress = {});
 
