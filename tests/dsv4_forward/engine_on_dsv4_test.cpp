@@ -45,11 +45,12 @@ engine::EngineConfig config(int32_t parallel, int32_t drafts) {
   return c;
 }
 
-class EngineOnDsv4 : public ::testing::TestWithParam<Numerics> {
+class EngineOnDsv4 : public ::testing::TestWithParam<ModelCase> {
  protected:
+  void SetUp() override { PLUMB_SKIP_UNLESS_BACKEND(GetParam()); }
   ModelFactory factory() const {
-    const Numerics n = GetParam();
-    return [n] { return std::unique_ptr<model::Model>(open_tiny(n, 4, 16, 160)); };
+    const ModelCase c = GetParam();
+    return [c] { return std::unique_ptr<model::Model>(open_tiny(c, 4, 16, 160)); };
   }
 };
 
@@ -85,8 +86,8 @@ TEST_P(EngineOnDsv4, DraftsConcurrencyAndPromptCacheKeepTheTokens) {
   EXPECT_LT(eng.counters().drafts_accepted, eng.counters().drafts_proposed);
 }
 
-INSTANTIATE_TEST_SUITE_P(BothNumerics, EngineOnDsv4, ::testing::Values(Numerics::release, Numerics::oracle),
-                         [](const auto& info) { return std::string(kernels::numerics_name(info.param)); });
+INSTANTIATE_TEST_SUITE_P(Backends, EngineOnDsv4, ::testing::ValuesIn(model_cases()),
+                         [](const auto& info) { return model_case_name(info.param); });
 
 }  // namespace
 }  // namespace plumb::test
