@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/error.h"
 #include "test_support.h"
 #include "tiny_model.h"
 
@@ -78,6 +79,25 @@ TEST(CudaVsCpu, ReleaseLogitsAgreeOnGreedyTokens) {
   print("clear-margin tiny model", a);
   EXPECT_GE(a.positions, 2000);
   EXPECT_GE(double(a.agree), 0.95 * double(a.positions));
+}
+
+}  // namespace
+}  // namespace plumb::test
+
+namespace plumb::test {
+namespace {
+
+TEST(CudaMemoryPlan, RefusesAModelThatDoesNotFitWithTheNumbers) {
+  PLUMB_SKIP_UNLESS_BACKEND((ModelCase{kernels::Numerics::release, "cuda"}));
+  try {
+    dsv4::Dsv4Model::open(tiny_checkpoint_dir(), {.numerics = kernels::Numerics::release, .backend = "cuda",
+                                                  .slots = 1 << 20, .max_rows_per_slot = 64, .max_context = 512,
+                                                  .name = "tiny"});
+    FAIL() << "a million slots should not fit";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("does not fit the GPU"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("GiB free"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
