@@ -138,8 +138,9 @@ void Engine::run_mtp(std::vector<Sequence*>& streams, bool prompt_only) {
   }
   for (int32_t depth = 2; !chain.empty(); ++depth) {
     std::vector<model::DraftRow> next;
+    // The row carrying draft depth-1 (the token at tokens.size() - 2 + depth) sits one position before it.
     for (auto [seq, want] : chain)
-      next.push_back({seq->slot, int64_t(seq->tokens.size()) - 2 + depth, seq->drafts.back(), true});
+      next.push_back({seq->slot, int64_t(seq->tokens.size()) - 3 + depth, seq->drafts.back(), true});
     draft_logits_.resize(next.size() * vocab);
     model_.draft_forward(next, draft_logits_);
     std::vector<std::pair<Sequence*, int32_t>> still;

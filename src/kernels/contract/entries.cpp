@@ -9,7 +9,9 @@ namespace plumb::contract {
 std::vector<KernelSpec> production_kernels(const std::string& backend) {
   if (backend == "cuda") {
     if (!cuda::device_available()) fail("--backend cuda: no CUDA device is available on this machine");
+#ifdef PLUMB_HAVE_CUDA
     return {fp8_linear_cuda_entry(), fp4_experts_cuda_entry()};
+#endif
   }
   if (backend == "cpu") return {};
   fail("unknown backend '{}' (cpu or cuda)", backend);

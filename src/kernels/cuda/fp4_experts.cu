@@ -129,9 +129,10 @@ __device__ __forceinline__ uint32_t word_of(const uint4& a, const uint4& b, int 
 
 struct PassArgs {
   Workspace ws;
-  const uint8_t* codes;    // shuffled matrices; matrix m at codes + m * code_stride
-  const uint8_t* scales;
-  int64_t code_stride, scale_stride;
+  const uint8_t* const* codes;  // per expert: w1 (gate/up) or w2 (down), shuffled layout
+  const uint8_t* const* scales;
+  const uint8_t* const* codes3; // per expert: w3 (gate/up only)
+  const uint8_t* const* scales3;
   int64_t out_features, k;
   int64_t tiles;           // out_features / 16
   int64_t splits;
@@ -190,11 +191,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) experts_pass_kernel(PassA
   const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
   const int64_t supers = a.k / 128, per_split = supers / a.splits;
   const int64_t sb0 = split * per_split, sb1 = sb0 + per_split;
-  const int64_t mat = TWO ? int64_t(expert) * 2 : expert;
-  const uint8_t* c1 = a.codes + mat * a.code_stride + tile * supers * 1024 + lane * 32;
-  const uint8_t* s1 = a.scales + mat * a.scale_stride + tile * supers * 64;
-  const uint8_t* c3 = TWO ? c1 + a.code_stride : nullptr;
-  const uint8_t* s3 = TWO ? s1 + a.scale_stride : nullptr;
+  const uint8_t* c1 = a.codes[expert] + tile * supers * 1024 + lane * 32;
+  const uint8_t* s1 = a.scales[expert] + tile * supers * 64;
+  const uint8_t* c3 = TWO ? a.codes3[expert] + tile * supers * 1024 + lane * 32 : nullptr;
+  const uint8_t* s3 = TWO ? a.scales3[expert] + tile * supers * 64 : nullptr;
   const int64_t pairs = a.ws.offsets[*a.ws.n_active];
 
   for (int32_t pbase = begin; pbase < end; pbase += NT * 8) {
@@ -299,9 +299,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) experts_pass_kernel(PassA
   if (lane == 0) *counter = 0u;
 }
 
-// y[row] = sum of the row's expert outputs in ascending expert id (fp32), then the shared output; bf16.
+// y[row] = sum of the row's expert outputs in ascending expert id (fp32), then the shared output; bf16 or the
+// float32 accumulator.
 __global__ void combine_kernel(const uint16_t* __restrict__ o, const int32_t* __restrict__ ids, int32_t top_k,
-                               const uint16_t* __restrict__ shared, int64_t rows, int64_t hidden, uint16_t* __restrict__ y) {
+                               const uint16_t* __restrict__ shared, int64_t rows, int64_t hidden, void* y, bool y_f32,
+                               bool round_bf16) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= rows * hidden) return;
   const int64_t row = i / hidden, d = i % hidden;
@@ -316,7 +318,23 @@ __global__ void combine_kernel(const uint16_t* __restrict__ o, const int32_t* __
   float acc = 0.f;
   for (int k = 0; k < top_k; ++k) acc += bf16_bits_to_float(o[(row * top_k + order[k]) * hidden + d]);
   if (shared) acc += bf16_bits_to_float(shared[i]);
-  y[i] = float_to_bf16_bits(acc);
+  if (y_f32) {
+    static_cast<float*>(y)[i] = round_bf16 ? bf16_bits_to_float(float_to_bf16_bits(acc)) : acc;
+  } else {
+    static_cast<uint16_t*>(y)[i] = float_to_bf16_bits(acc);
+  }
+}
+
+__global__ void fill_tables(const uint8_t* w13, const uint8_t* s13, const uint8_t* w2, const uint8_t* s2,
+                            int64_t experts, int64_t c13, int64_t sc13, int64_t c2, int64_t sc2, const uint8_t** t) {
+  const int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= experts) return;
+  t[0 * experts + e] = w13 + (2 * e) * c13;
+  t[1 * experts + e] = s13 + (2 * e) * sc13;
+  t[2 * experts + e] = w13 + (2 * e + 1) * c13;
+  t[3 * experts + e] = s13 + (2 * e + 1) * sc13;
+  t[4 * experts + e] = w2 + e * c2;
+  t[5 * experts + e] = s2 + e * sc2;
 }
 
 template <bool TWO>
@@ -347,8 +365,8 @@ void fp4_experts_workspace_init(void* workspace, const Fp4ExpertsView& w, void* 
   PLUMB_CUDA_CHECK(cudaMemsetAsync(workspace, 0, arrival_count(w) * 4, cudaStream_t(stream)));
 }
 
-void fp4_experts(const Fp4ExpertsView& w, const uint16_t* x, int64_t rows, const ExpertRoutingView& routing,
-                 const uint16_t* shared, uint16_t* y, void* workspace, int rows_per_pass, void* stream) {
+void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, const ExpertRoutingView& routing,
+                 void* workspace, int rows_per_pass, void* stream) {
   if (rows == 0) return;
   PLUMB_CHECK(routing.top_k >= 1 && routing.top_k <= kMaxTopK && w.experts <= 1024);
   PLUMB_CHECK(w.hidden % 128 == 0 && w.inter % 128 == 0);
@@ -361,18 +379,23 @@ void fp4_experts(const Fp4ExpertsView& w, const uint16_t* x, int64_t rows, const
                       : kernels::planted(kScalePer64) ? control_scale_per_64
                                                       : control_none;
   const float limit = kernels::planted(kNoClamp) ? 0.0f : w.swiglu_limit;
-  if (kernels::planted(kSkipShared)) shared = nullptr;
+  const uint16_t* shared = kernels::planted(kSkipShared) ? nullptr : io.shared;
 
-  act_quant_e4m3(x, rows, w.hidden, ws.xq, ws.xs, stream);
+  if (io.x_f32) {
+    act_quant_e4m3_f32(static_cast<const float*>(io.x), io.x_stride, rows, w.hidden, ws.xq, ws.xs, stream);
+  } else {
+    PLUMB_CHECK(io.x_stride == 0 || io.x_stride == w.hidden);
+    act_quant_e4m3(static_cast<const uint16_t*>(io.x), rows, w.hidden, ws.xq, ws.xs, stream);
+  }
   build_expert_lists<<<1, 256, 0, s>>>(routing.ids, pairs, int(w.experts), ws);
   PLUMB_CUDA_LAUNCHED("build_expert_lists");
 
   PassArgs up{};
   up.ws = ws;
-  up.codes = w.w13_codes;
-  up.scales = w.w13_scales;
-  up.code_stride = int64_t(fp4_shuffled_code_bytes(w.inter, w.hidden));
-  up.scale_stride = int64_t(fp4_shuffled_scale_bytes(w.inter, w.hidden));
+  up.codes = w.w1_codes;
+  up.scales = w.w1_scales;
+  up.codes3 = w.w3_codes;
+  up.scales3 = w.w3_scales;
   up.out_features = w.inter;
   up.k = w.hidden;
   up.tiles = w.inter / 16;
@@ -391,8 +414,8 @@ void fp4_experts(const Fp4ExpertsView& w, const uint16_t* x, int64_t rows, const
   PassArgs down = up;
   down.codes = w.w2_codes;
   down.scales = w.w2_scales;
-  down.code_stride = int64_t(fp4_shuffled_code_bytes(w.hidden, w.inter));
-  down.scale_stride = int64_t(fp4_shuffled_scale_bytes(w.hidden, w.inter));
+  down.codes3 = nullptr;
+  down.scales3 = nullptr;
   down.out_features = w.hidden;
   down.k = w.inter;
   down.tiles = w.hidden / 16;
@@ -404,8 +427,33 @@ void fp4_experts(const Fp4ExpertsView& w, const uint16_t* x, int64_t rows, const
   launch_pass<false>(down, max_active, rows_per_pass, s);
 
   const int64_t count = rows * w.hidden;
-  combine_kernel<<<unsigned((count + 255) / 256), 256, 0, s>>>(ws.o, routing.ids, routing.top_k, shared, rows, w.hidden, y);
+  combine_kernel<<<unsigned((count + 255) / 256), 256, 0, s>>>(ws.o, routing.ids, routing.top_k, shared, rows,
+                                                              w.hidden, io.y, io.y_f32, io.round_bf16);
   PLUMB_CUDA_LAUNCHED("combine");
 }
+
+void* make_fp4_expert_tables(const uint8_t* w13_codes, const uint8_t* w13_scales, const uint8_t* w2_codes,
+                             const uint8_t* w2_scales, int64_t experts, int64_t hidden, int64_t inter,
+                             Fp4ExpertsView& view) {
+  const uint8_t** t = nullptr;
+  PLUMB_CUDA_CHECK(cudaMalloc(&t, size_t(6 * experts) * sizeof(void*)));
+  fill_tables<<<unsigned((experts + 127) / 128), 128>>>(
+      w13_codes, w13_scales, w2_codes, w2_scales, experts, int64_t(fp4_shuffled_code_bytes(inter, hidden)),
+      int64_t(fp4_shuffled_scale_bytes(inter, hidden)), int64_t(fp4_shuffled_code_bytes(hidden, inter)),
+      int64_t(fp4_shuffled_scale_bytes(hidden, inter)), t);
+  PLUMB_CUDA_LAUNCHED("fill_tables");
+  view.w1_codes = t + 0 * experts;
+  view.w1_scales = t + 1 * experts;
+  view.w3_codes = t + 2 * experts;
+  view.w3_scales = t + 3 * experts;
+  view.w2_codes = t + 4 * experts;
+  view.w2_scales = t + 5 * experts;
+  view.experts = experts;
+  view.hidden = hidden;
+  view.inter = inter;
+  return t;
+}
+
+void free_fp4_expert_tables(void* tables) { cudaFree(tables); }
 
 }  // namespace plumb::cuda

@@ -16,20 +16,22 @@ const kernels::ControlId kRowsReadPassFirstRow =
     kernels::register_control("fp8_linear_cuda", "rows_read_pass_first_row", "every row of a pass reads the pass's first row");
 enum : int { control_none = 0, control_drop_last = 1, control_first_row = 2 };
 
+__device__ __forceinline__ float input_value(const uint16_t* x, int64_t i) { return bf16_bits_to_float(x[i]); }
+__device__ __forceinline__ float input_value(const float* x, int64_t i) { return x[i]; }
+
 // One warp per 128-wide K block of one row: amax, the power-of-two scale, and the e4m3 codes. Dividing by a power
 // of two is multiplying by its exact reciprocal (an Inf block's reciprocal is 0, so its codes become NaN, and its
 // finite values 0, exactly as a division by Inf would).
-__global__ void act_quant_kernel(const uint16_t* __restrict__ x, int64_t rows, int64_t k, uint8_t* __restrict__ codes,
-                                 float* __restrict__ scales) {
+template <typename T>
+__global__ void act_quant_kernel(const T* __restrict__ x, int64_t x_stride, int64_t rows, int64_t k,
+                                 uint8_t* __restrict__ codes, float* __restrict__ scales) {
   const int64_t kblocks = k / 128;
   const int64_t item = int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
   if (item >= rows * kblocks) return;
   const int lane = threadIdx.x % 32;
   const int64_t row = item / kblocks, kb = item % kblocks;
-  const uint16_t* src = x + row * k + kb * 128 + lane * 4;
-  const uint2 raw = *reinterpret_cast<const uint2*>(src);
-  const float v[4] = {bf16_bits_to_float(uint16_t(raw.x)), bf16_bits_to_float(uint16_t(raw.x >> 16)),
-                      bf16_bits_to_float(uint16_t(raw.y)), bf16_bits_to_float(uint16_t(raw.y >> 16))};
+  const int64_t at = row * x_stride + kb * 128 + lane * 4;
+  const float v[4] = {input_value(x, at), input_value(x, at + 1), input_value(x, at + 2), input_value(x, at + 3)};
   float amax = fmaxf(fmaxf(fabsf(v[0]), fabsf(v[1])), fmaxf(fabsf(v[2]), fabsf(v[3])));
   for (int o = 16; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
   const int e = pow2_scale_exponent_dev(amax, 448.0f);
@@ -50,9 +52,25 @@ struct LinearArgs {
   int splits;
   float* partial;       // [splits, rows, n] when splits > 1
   unsigned* arrivals;   // [n / 16] split arrival counters, zero between calls
-  uint16_t* y;          // [rows, n]
+  void* y;              // [rows, y_stride], bf16 bits or float32
+  bool y_f32, round_bf16;
+  int64_t y_stride;
+  float output_scale;
   int control;          // planted control (kernels/control.h), control_none in production
 };
+
+__device__ __forceinline__ void store_output(const LinearArgs& a, int64_t row, int64_t m, float acc) {
+  float v = a.round_bf16 ? bf16_bits_to_float(float_to_bf16_bits(acc)) : acc;
+  if (a.output_scale != 1.0f) {
+    v *= a.output_scale;
+    if (a.round_bf16) v = bf16_bits_to_float(float_to_bf16_bits(v));
+  }
+  if (a.y_f32) {
+    static_cast<float*>(a.y)[row * a.y_stride + m] = v;
+  } else {
+    static_cast<uint16_t*>(a.y)[row * a.y_stride + m] = float_to_bf16_bits(v);
+  }
+}
 
 // What one 128-wide K block needs, loaded one block ahead: this warp's weight fragments (two 64-wide chunks of
 // rows g and g+8), its rows' activation fragments and the scales of its accumulator columns (rows 2t, 2t+1).
@@ -137,7 +155,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) fp8_linear_kernel(LinearA
         const int64_t m = j < 2 ? m0 : m1;
         if (row >= a.rows) continue;
         if (a.splits == 1) {
-          a.y[row * a.n + m] = float_to_bf16_bits(acc[nt][j]);
+          store_output(a, row, m, acc[nt][j]);
         } else {
           a.partial[(int64_t(split) * a.rows + row) * a.n + m] = acc[nt][j];
         }
@@ -156,7 +174,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) fp8_linear_kernel(LinearA
     const int64_t row = i / 16, m = mtile * 16 + i % 16;
     float sum = __ldcg(&a.partial[row * a.n + m]);
     for (int s = 1; s < a.splits; ++s) sum += __ldcg(&a.partial[(int64_t(s) * a.rows + row) * a.n + m]);
-    a.y[row * a.n + m] = float_to_bf16_bits(sum);
+    store_output(a, row, m, sum);
   }
   if (lane == 0) a.arrivals[mtile] = 0u;
 }
@@ -188,14 +206,24 @@ void act_quant_e4m3(const uint16_t* x, int64_t rows, int64_t k, uint8_t* codes, 
   const int64_t items = rows * (k / 128);
   if (items == 0) return;
   const int64_t blocks = (items + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  act_quant_kernel<<<unsigned(blocks), kWarpsPerBlock * 32, 0, cudaStream_t(stream)>>>(x, rows, k, codes, scales);
+  act_quant_kernel<<<unsigned(blocks), kWarpsPerBlock * 32, 0, cudaStream_t(stream)>>>(x, k, rows, k, codes, scales);
   PLUMB_CUDA_LAUNCHED("act_quant");
 }
 
-void fp8_linear(const Fp8WeightView& w, const uint16_t* x, int64_t rows, uint16_t* y, void* workspace,
-                int rows_per_pass, void* stream) {
+void act_quant_e4m3_f32(const float* x, int64_t x_stride, int64_t rows, int64_t k, uint8_t* codes, float* scales,
+                        void* stream) {
+  const int64_t items = rows * (k / 128);
+  if (items == 0) return;
+  const int64_t blocks = (items + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  act_quant_kernel<<<unsigned(blocks), kWarpsPerBlock * 32, 0, cudaStream_t(stream)>>>(x, x_stride ? x_stride : k, rows,
+                                                                                       k, codes, scales);
+  PLUMB_CUDA_LAUNCHED("act_quant");
+}
+
+void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* workspace, int rows_per_pass,
+                void* stream) {
   if (rows == 0) return;
-  PLUMB_CHECK(w.n % 16 == 0 && w.k % 128 == 0 && w.k / 128 >= 2);
+  PLUMB_CHECK(w.n % 16 == 0 && w.k % 128 == 0 && w.k >= 128);
   auto* base = static_cast<uint8_t*>(workspace);
   auto* arrivals = reinterpret_cast<unsigned*>(base);
   base += align256(size_t(w.n / 16) * sizeof(unsigned));
@@ -204,11 +232,18 @@ void fp8_linear(const Fp8WeightView& w, const uint16_t* x, int64_t rows, uint16_
   auto* xs = reinterpret_cast<float*>(base);
   base += align256(size_t(rows * (w.k / 128)) * sizeof(float));
   auto* partial = reinterpret_cast<float*>(base);
-  act_quant_e4m3(x, rows, w.k, xq, xs, stream);
+  if (io.x_f32) {
+    act_quant_e4m3_f32(static_cast<const float*>(io.x), io.x_stride, rows, w.k, xq, xs, stream);
+  } else {
+    PLUMB_CHECK(io.x_stride == 0 || io.x_stride == w.k);
+    act_quant_e4m3(static_cast<const uint16_t*>(io.x), rows, w.k, xq, xs, stream);
+  }
   const int control = kernels::planted(kDropLastKBlock)         ? control_drop_last
                       : kernels::planted(kRowsReadPassFirstRow) ? control_first_row
                                                                 : control_none;
-  LinearArgs a{w.codes, w.scales, w.n, w.k, xq, xs, rows, fp8_linear_splits(w.n, w.k), partial, arrivals, y, control};
+  LinearArgs a{w.codes, w.scales, w.n, w.k, xq, xs, rows, fp8_linear_splits(w.n, w.k), partial,
+               io.arrivals ? io.arrivals : arrivals,
+               io.y, io.y_f32, io.round_bf16, io.y_stride ? io.y_stride : w.n, io.output_scale, control};
   if (rows_per_pass == 0) rows_per_pass = rows <= 8 ? 8 : rows <= 16 ? 16 : 32;
   const int64_t warps = (w.n / 16) * a.splits;
   const unsigned blocks = unsigned((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
@@ -220,6 +255,14 @@ void fp8_linear(const Fp8WeightView& w, const uint16_t* x, int64_t rows, uint16_
     default: fail("fp8_linear: rows_per_pass must be 8, 16 or 32, got {}", rows_per_pass);
   }
   PLUMB_CUDA_LAUNCHED("fp8_linear");
+}
+
+void fp8_linear(const Fp8WeightView& w, const uint16_t* x, int64_t rows, uint16_t* y, void* workspace,
+                int rows_per_pass, void* stream) {
+  LinearIo io;
+  io.x = x;
+  io.y = y;
+  fp8_linear(w, io, rows, workspace, rows_per_pass, stream);
 }
 
 }  // namespace plumb::cuda

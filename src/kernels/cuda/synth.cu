@@ -150,7 +150,10 @@ int run_synth(const SynthOptions& opt) {
     hs.assign(ws2.bytes(), 122);
     ws2.upload(hs.data(), hs.size());
   }
-  const Fp4ExpertsView view{w13.as<uint8_t>(), ws13.as<uint8_t>(), w2.as<uint8_t>(), ws2.as<uint8_t>(), experts, hidden, inter, 10.0f};
+  Fp4ExpertsView view;
+  void* tables = make_fp4_expert_tables(w13.as<uint8_t>(), ws13.as<uint8_t>(), w2.as<uint8_t>(), ws2.as<uint8_t>(),
+                                        experts, hidden, inter, view);
+  view.swiglu_limit = 10.0f;
   const double expert_bytes = double(2 * (c13 + s13) + c2 + s2);
   DeviceBuffer ids(size_t(max_rows) * 6 * 4), weights(size_t(max_rows) * 6 * 4);
   DeviceBuffer ews(fp4_experts_workspace_bytes(view, max_rows, 6));
@@ -170,14 +173,17 @@ int run_synth(const SynthOptions& opt) {
       const double bytes = expert_bytes * double(distinct.size());
       const double s = time_call(
           [&](int, cudaStream_t st) {
-            fp4_experts(view, x.as<uint16_t>(), rows, {ids.as<int32_t>(), weights.as<float>(), 6}, nullptr,
-                        y.as<uint16_t>(), ews.get(), 0, st);
+            ExpertsIo io;
+            io.x = x.get();
+            io.y = y.get();
+            fp4_experts(view, io, rows, {ids.as<int32_t>(), weights.as<float>(), 6}, ews.get(), 0, st);
           },
           opt.repeats, stream);
       table.push_back({std::string("experts ") + routing, "top-6 of 256 x4096x2048", rows, s, bytes, bytes / bandwidth});
     }
   }
   synchronize();
+  free_fp4_expert_tables(tables);
   cudaStreamDestroy(stream);
 
   std::printf("\n%-22s %-26s %5s %10s %10s %9s %8s\n", "class", "shape", "rows", "time us", "GB read", "floor us", "of floor");

@@ -1,6 +1,7 @@
 // Contract entry: the CUDA FP8 linear (activation quantization + e4m3 MMA with per-128 promotion + bf16 output).
 // Inputs are exactly representable after activation quantization, so the promised error is the accumulation and
 // the bf16 output rounding alone: 2^-8 of the row's largest output.
+#ifdef PLUMB_HAVE_CUDA
 #include <cmath>
 #include <memory>
 
@@ -101,3 +102,4 @@ KernelSpec fp8_linear_cuda_entry() {
 }
 
 }  // namespace plumb::contract
+#endif  // PLUMB_HAVE_CUDA

@@ -1,0 +1,83 @@
+// Release sparse attention with sinks (dsv4-forward.md section 7.6, kernel.py sparse_attn): the row's index list
+// is [window positions oldest to newest, padded to `window` entries, then compressed rows in the given order],
+// taken in blocks of `block` entries with an online softmax in float32; probabilities are rounded to bf16 for P.V
+// while the denominator keeps them in float32; the sink joins the denominator after the last block; bf16 output.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "base/error.h"
+#include "kernels/cpu/cpu_backend.h"
+#include "kernels/cpu/release_math.h"
+#include "kernels/parallel.h"
+#include "kernels/weight_decode.h"
+
+namespace plumb::kernels::cpu {
+namespace {
+
+// One head's attention over the key list; an entry of nullptr is an invalid (padding) slot.
+void attend(const AttentionParams& p, const float* q, const std::vector<const float*>& keys, float sink, float* out) {
+  const int64_t d = p.head_dim;
+  const float scale = float(p.softmax_scale);
+  float running_max = -std::numeric_limits<float>::infinity(), denominator = 0.0f;
+  std::vector<float> acc(size_t(d), 0.0f), logit(size_t(p.block));
+  for (size_t b0 = 0; b0 < keys.size(); b0 += size_t(p.block)) {
+    const size_t b1 = std::min(keys.size(), b0 + size_t(p.block));
+    float block_max = -std::numeric_limits<float>::infinity();
+    for (size_t v = b0; v < b1; ++v)
+      if (keys[v]) block_max = std::max(block_max, logit[v - b0] = dot_f32(q, keys[v], d) * scale);
+    if (block_max == -std::numeric_limits<float>::infinity()) continue;  // no valid entry: the update is the identity
+    const float new_max = std::max(running_max, block_max);
+    const float alpha = exp_f32(running_max - new_max);
+    denominator *= alpha;
+    for (int64_t c = 0; c < d; ++c) acc[size_t(c)] *= alpha;
+    for (size_t v = b0; v < b1; ++v) {
+      if (!keys[v]) continue;
+      const float prob = exp_f32(logit[v - b0] - new_max);
+      denominator += prob;
+      const float rounded = bf16(prob);
+      for (int64_t c = 0; c < d; ++c) acc[size_t(c)] += rounded * keys[v][c];
+    }
+    running_max = new_max;
+  }
+  denominator += exp_f32(sink - running_max);
+  for (int64_t c = 0; c < d; ++c) out[c] = bf16(acc[size_t(c)] / denominator);
+}
+
+}  // namespace
+
+void CpuBackend::attention(AttentionParams p, const Tensor& q, const Tensor& ring, const Tensor& compressed,
+                           const Tensor* selected, const Weight& sinks, std::span<const TokenRow> rows,
+                           const Tensor& out) {
+  const int64_t d = p.head_dim;
+  PLUMB_CHECK(q.dtype == DType::dtype_f32 && q.cols == p.heads * d && out.cols == q.cols && ring.cols == d);
+  PLUMB_CHECK(int64_t(rows.size()) == q.rows && sinks.cols == p.heads && p.block > 0);
+  parallel_chunks(q.rows, 1, [&](int64_t r0, int64_t r1) {
+    std::vector<const float*> keys;
+    for (int64_t r = r0; r < r1; ++r) {
+      const TokenRow row = rows[size_t(r)];
+      keys.assign(size_t(p.window), nullptr);
+      const int64_t first = std::max<int64_t>(0, row.position - p.window + 1);
+      for (int64_t pos = first; pos <= row.position; ++pos)
+        keys[size_t(pos - first)] = ring.row<float>(row.slot * p.ring_rows + pos % p.ring_rows);
+      if (p.compress_ratio > 0) {
+        const int64_t visible = (row.position + 1) / p.compress_ratio;
+        const int64_t base = row.slot * p.compressed_rows_per_slot;
+        if (selected) {
+          for (int64_t i = 0; i < selected->cols; ++i) {
+            const int32_t j = selected->row<int32_t>(r)[i];
+            PLUMB_CHECK(j < visible);
+            keys.push_back(j < 0 ? nullptr : compressed.row<float>(base + j));
+          }
+        } else {
+          for (int64_t j = 0; j < visible; ++j) keys.push_back(compressed.row<float>(base + j));
+        }
+      }
+      for (int64_t h = 0; h < p.heads; ++h)
+        attend(p, q.row<float>(r) + h * d, keys, float(weight_value(sinks, 0, h)), out.row<float>(r) + h * d);
+    }
+  });
+}
+
+}  // namespace plumb::kernels::cpu
