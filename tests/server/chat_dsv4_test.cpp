@@ -36,7 +36,7 @@ class ScriptedModel : public model::Model {
   void forward(std::span<const model::Row> rows, std::span<float> logits) override {
     for (size_t r = 0; r < rows.size(); ++r) {
       const auto& row = rows[r];
-      history_[size_t(row.slot)].push_back(row.token);
+      history_.at(size_t(row.slot)).push_back(row.token);
       if (!row.want_logits) continue;
       auto& start = reply_start_[size_t(row.slot)];
       if (start < 0) start = row.position;
@@ -46,7 +46,7 @@ class ScriptedModel : public model::Model {
       out[size_t(k < script_.size() ? script_[k] : eos_)] = 20.0f;
     }
   }
-  void rewind(int32_t slot, int64_t position) override { history_[size_t(slot)].resize(size_t(position)); }
+  void rewind(int32_t slot, int64_t position) override { history_.at(size_t(slot)).resize(size_t(position)); }
   model::SlotSnapshot snapshot(int32_t) const override { fail("scripted model keeps no snapshots"); }
   void restore(int32_t, const model::SlotSnapshot&) override { fail("scripted model keeps no snapshots"); }
   void draft_forward(std::span<const model::DraftRow>, std::span<float>) override { fail("no MTP"); }
