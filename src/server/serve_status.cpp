@@ -58,7 +58,8 @@ void ServeStatus::draw(const std::string& line) {
 void ServeStatus::loading(int64_t done, int64_t total, const std::string& what) {
   const int percent = total > 0 ? int(done * 100 / total) : 0;
   if (live_) {
-    draw(fmt::format("loading {:3d}%  {}", percent, what));
+    if (percent != last_drawn_percent_) draw(fmt::format("loading {:3d}%  {}", percent, what));
+    last_drawn_percent_ = percent;
     if (done >= total) sink_->clear_status();
   } else if (percent / 25 != last_logged_percent_ / 25 || (done >= total && last_logged_percent_ != 100)) {
     spdlog::info("loading {}%", percent);

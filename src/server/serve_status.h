@@ -38,7 +38,7 @@ class ServeStatus {
 
   bool live_;
   std::shared_ptr<StatusSink> sink_;
-  int last_logged_percent_ = -1;
+  int last_logged_percent_ = -1, last_drawn_percent_ = -1;
   std::thread thread_;
   std::mutex mutex_;
   std::condition_variable wake_;
