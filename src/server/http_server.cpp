@@ -58,6 +58,9 @@ HttpServer::HttpServer(HttpOptions options, ServerMetrics& metrics)
   server_.new_task_queue = [threads] { return new httplib::ThreadPool(size_t(threads)); };
   server_.set_payload_max_length(options_.max_body_bytes);
   server_.set_keep_alive_max_count(1000);
+  // Longer than the idle expiry of common clients (5 s in httpx, 4 s in undici), so a client never reuses a
+  // connection the server is just closing.
+  server_.set_keep_alive_timeout(10);
   server_.set_read_timeout(30);
   server_.set_write_timeout(30);
 
