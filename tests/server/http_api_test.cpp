@@ -80,6 +80,25 @@ TEST(HttpApi, ChatReplyShapeAndShaEqualToSoloRun) {
   EXPECT_TRUE(j["plumb"]["drafts"].contains("proposed"));
 }
 
+TEST(HttpApi, ChatLogprobsComeFromTheModelsLogits) {
+  TestServer s;
+  auto r = s.post("/v1/chat/completions",
+                  chat_body({{"max_tokens", 6}, {"temperature", 0}, {"ignore_eos", true}, {"logprobs", true},
+                             {"top_logprobs", 3}}));
+  ASSERT_EQ(r->status, 200) << r->body;
+  const json j = json::parse(r->body);
+  const auto& content = j["choices"][0]["logprobs"]["content"];
+  ASSERT_EQ(content.size(), 6u);
+  for (const auto& entry : content) {
+    ASSERT_EQ(entry["top_logprobs"].size(), 3u);
+    // Greedy: the chosen token is the most likely one, listed first among the alternatives.
+    EXPECT_EQ(entry["token"], entry["top_logprobs"][0]["token"]);
+    EXPECT_EQ(entry["logprob"], entry["top_logprobs"][0]["logprob"]);
+    EXPECT_LE(entry["logprob"].get<double>(), 0.0);
+    EXPECT_EQ(entry["bytes"].size(), 1u);  // one ASCII byte per toy token
+  }
+}
+
 TEST(HttpApi, CompletionWithTokenIdsAndLogprobs) {
   TestServer s;
   const std::vector<int32_t> prompt = {10, 20, 30, 40, 50};
