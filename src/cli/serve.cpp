@@ -82,6 +82,8 @@ class ShutdownSignal {
 };
 
 int serve(ServeArgs a) {
+  if (a.max_body_mb < 1 || a.max_body_mb > 1024) fail("--max-body-mb must be between 1 and 1024, got {}", a.max_body_mb);
+  if (a.http.threads < 1) fail("--http-threads must be at least 1, got {}", a.http.threads);
   ShutdownSignal signals;
   signals.start_waiter();
   const std::filesystem::path dir = a.model_dir.empty() ? dsv4::builtin_model_dir() : std::filesystem::path(a.model_dir);
