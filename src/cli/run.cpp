@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -32,7 +33,8 @@ struct RunArgs {
   double temperature = 1.0, top_p = 1.0, min_p = 0.0;
   int32_t top_k = 0;
   int64_t seed = -1;
-  bool has_seed = false, ignore_eos = false, no_draft = false, thinking = false, json_out = false;
+  bool has_seed = false, ignore_eos = false, no_draft = false, thinking = false, json_out = false, stats = false;
+  int32_t mtp_drafts = 3;
   model::ModelOptions model;
 };
 
@@ -103,6 +105,7 @@ int run(const RunArgs& a) {
   auto text = server::Dsv4Text::from_file(opened.tokenizer_json);
   engine::EngineConfig config;
   config.parallel = 1;
+  config.max_drafts = a.mtp_drafts;
   config.eos_token_ids = opened.eos_token_ids;
   engine::Engine engine(*opened.model, config, text->text_streams());
   const server::ServedModel served{opened.name, 0, opened.model->info().max_context, &engine, text.get()};
@@ -115,6 +118,7 @@ int run(const RunArgs& a) {
   } catch (const server::ApiError& e) {
     fail("{}{}", e.what(), e.param.empty() ? "" : " (field " + e.param + ")");
   }
+  const auto started = std::chrono::steady_clock::now();
   auto handle = engine.submit(std::move(request));
   engine::RequestEvent all;
   for (;;) {
@@ -136,6 +140,20 @@ int run(const RunArgs& a) {
     if (all.finished) break;
   }
   if (all.reason == engine::FinishReason::finish_error) fail("generation failed: {}", all.error);
+  const auto& st = all.stats;
+  if (a.stats) {
+    const double seconds = std::chrono::duration<double>(st.finished - started).count();
+    std::string by_depth;
+    for (size_t d = 0; d < st.accepted_by_depth.size(); ++d) by_depth += fmt::format(" {}:{}", d + 1, st.accepted_by_depth[d]);
+    std::fprintf(stderr,
+                 "\n[stats] prompt %d tokens, generated %d in %.3f s (%.1f tok/s), finish %s\n"
+                 "[stats] drafts proposed %lld, accepted %lld (%.1f%%), accepted by depth:%s\n",
+                 st.prompt_tokens, st.completion_tokens, seconds, seconds > 0 ? st.completion_tokens / seconds : 0.0,
+                 std::string(engine::finish_reason_name(all.reason)).c_str(), (long long)st.drafts_proposed,
+                 (long long)st.drafts_accepted,
+                 st.drafts_proposed ? 100.0 * double(st.drafts_accepted) / double(st.drafts_proposed) : 0.0,
+                 by_depth.empty() ? " none" : by_depth.c_str());
+  }
   if (!a.json_out) {
     std::printf("\n");
     return 0;
@@ -146,6 +164,8 @@ int run(const RunArgs& a) {
               {"token_sha256", all.stats.token_sha256},
               {"seed", all.stats.seed},
               {"finish_reason", std::string(engine::finish_reason_name(all.reason))},
+              {"drafts", {{"proposed", st.drafts_proposed}, {"accepted", st.drafts_accepted},
+                          {"accepted_by_depth", st.accepted_by_depth}}},
               {"text", all.text}};
   for (const auto& t : all.tokens) out["token_ids"].push_back(t.id);
   std::printf("%s\n", out.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
@@ -173,6 +193,8 @@ const plumb::cli::RegisterCommand reg("run", "generate from the terminal (one re
   app.add_option("--ctx-size", a->model.max_context, "context length (0: the model's)")->capture_default_str();
   app.add_option("--backend", a->model.backend, "cpu, cuda or auto")->capture_default_str();
   app.add_flag("--json", a->json_out, "print {token_ids, token_sha256, text, ...} instead of the text");
+  app.add_flag("--stats", a->stats, "print speed and draft acceptance (proposed, accepted, by depth) to stderr");
+  app.add_option("--mtp-drafts", a->mtp_drafts, "most draft tokens per round (0: off)")->capture_default_str();
   return [a] { return run(*a); };
 });
 

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "base/error.h"
+#include "base/version.h"
 #include "cli/command.h"
 #include "engine/engine.h"
 #include "model/dsv4/builtin_model.h"
@@ -36,7 +37,10 @@ struct ServeArgs {
   int32_t max_queue = 1024;
   int32_t prefill_chunk = 32;
   int32_t mtp_drafts = 3;
-  int64_t cache_mb = 1024;
+  bool no_drafts = false;
+  double prompt_cache_gib = 1.0;
+  std::string spill_dir;
+  double spill_gib = 8.0;
   double shutdown_grace_s = 10;
 };
 
@@ -108,9 +112,17 @@ int serve(ServeArgs a) {
   config.parallel = a.parallel;
   config.max_waiting = a.max_queue;
   config.prefill_chunk = a.prefill_chunk;
-  config.max_drafts = a.mtp_drafts;
+  config.max_drafts = a.no_drafts ? 0 : a.mtp_drafts;
   config.eos_token_ids = opened.eos_token_ids;
-  config.cache.budget_bytes = a.cache_mb << 20;
+  config.cache.budget_bytes = int64_t(a.prompt_cache_gib * double(int64_t(1) << 30));
+  if (!a.spill_dir.empty()) {
+    config.cache.spill_dir = a.spill_dir;
+    config.cache.spill_budget_bytes = int64_t(a.spill_gib * double(int64_t(1) << 30));
+  }
+  // Spilled states may only come back into the same model, backend, numerics, build and state layout.
+  config.cache.namespace_key = fmt::format("{}|backend {}|numerics {}|build {}|rows {}|context {}",
+                                           model::model_fingerprint(folder), opened.backend, a.model.numerics,
+                                           git_commit(), a.model.max_rows_per_slot, opened.model->info().max_context);
   engine::Engine engine(*opened.model, config, text->text_streams());
   engine.start();
 
@@ -148,7 +160,11 @@ const plumb::cli::RegisterCommand reg("serve", "serve a model over an OpenAI-com
       ->capture_default_str();
   app.add_option("--mtp-drafts", a->mtp_drafts, "most draft tokens per stream per round (0: off)")
       ->capture_default_str();
-  app.add_option("--cache-mb", a->cache_mb, "prompt cache budget in MiB (0: off)")->capture_default_str();
+  app.add_flag("--no-drafts", a->no_drafts, "no speculative drafts (the tokens are the same)");
+  app.add_option("--prompt-cache-gib", a->prompt_cache_gib, "kept prompt states, GiB of host memory (0: off)")
+      ->capture_default_str();
+  app.add_option("--spill-dir", a->spill_dir, "evicted prompt states go to files here and come back from them");
+  app.add_option("--spill-gib", a->spill_gib, "disk budget of --spill-dir in GiB")->capture_default_str();
   app.add_option("--backend", a->model.backend, "cpu, cuda or auto")->capture_default_str();
   app.add_option("--max-body-mb", a->max_body_mb, "largest request body in MiB (413 beyond)")->capture_default_str();
   app.add_option("--http-threads", a->http.threads, "connections served at once")->capture_default_str();

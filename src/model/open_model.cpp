@@ -1,7 +1,13 @@
 // Opening a served model: the folder's config picks the family (DeepSeek-V4), the options pick backend and numerics.
 #include "model/open_model.h"
 
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
 #include "base/error.h"
+#include "base/sha256.h"
 #include "kernels/cuda/device.h"
 #include "model/dsv4/dsv4_model.h"
 
@@ -27,8 +33,27 @@ OpenedModel open_model(const std::filesystem::path& dir, const ModelOptions& opt
   opened.name = o.name;
   opened.eos_token_ids = {int32_t(model->config().eos_token_id)};
   opened.tokenizer_json = folder / "tokenizer.json";
+  opened.backend = o.backend;
   opened.model = std::move(model);
   return opened;
+}
+
+std::string model_fingerprint(const std::filesystem::path& dir) {
+  Sha256 h;
+  auto add_file = [&](const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    h.update(bytes.data(), bytes.size());
+  };
+  add_file(dir / "config.json");
+  if (std::filesystem::exists(dir / "model.safetensors.index.json")) add_file(dir / "model.safetensors.index.json");
+  std::vector<std::string> shards;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".safetensors")
+      shards.push_back(e.path().filename().string() + ":" + std::to_string(e.file_size()));
+  std::sort(shards.begin(), shards.end());
+  for (const auto& s : shards) h.update(s.data(), s.size());
+  return to_hex(h.finish()).substr(0, 16);
 }
 
 }  // namespace plumb::model
