@@ -171,6 +171,24 @@ TEST(QuantSim, Fp4BlockRoundsToNearestEvenWithAPowerOfTwoScale) {
   EXPECT_EQ(x.f32[33], 1.0f);
 }
 
+TEST(QuantSim, NanStaysNanAndInfinityStaysInfinite) {
+  auto be = make_host_backend(Numerics::release);
+  for (SimFormat format : {SimFormat::fp8_e4m3, SimFormat::fp4_e2m1}) {
+    // Block 0: a NaN among numbers (amax 3 -> the numbers round as usual); block 1: an infinity among numbers.
+    HostTensor x(be->act_dtype(), 1, 64);
+    x.f32[0] = 3.0f, x.f32[1] = std::nanf(""), x.f32[2] = -1.5f;
+    x.f32[32] = 2.0f, x.f32[33] = -INFINITY, x.f32[34] = 0.5f;
+    be->quant_sim({format, 32, 0, 64}, x.t);
+    EXPECT_EQ(x.f32[0], 3.0f);
+    EXPECT_TRUE(std::isnan(x.f32[1])) << "format " << int(format);
+    EXPECT_EQ(x.f32[2], -1.5f);
+    // An infinite maximum makes the scale 2^128: the infinity stays, the finite values of its block become 0.
+    EXPECT_EQ(x.f32[33], -INFINITY) << "format " << int(format);
+    EXPECT_EQ(x.f32[32], 0.0f);
+    EXPECT_EQ(x.f32[34], 0.0f);
+  }
+}
+
 TEST(TopK, TiesGoToTheLowerIndexAndNanComesLast) {
   const std::vector<double> v = {1.0, 3.0, std::nan(""), 3.0, 2.0, 3.0};
   const TopK<double> top = top_k(std::span<const double>(v), 4);

@@ -15,6 +15,7 @@ float block_amax(const float* x, int64_t n) {
 }  // namespace
 
 int ceil_log2_scale(float amax, float fmax, float floor) {
+  if (std::isinf(amax)) return 128;  // the scale overflows to infinity, as the float32 division does for FP8
   const double ratio = double(std::max(amax, floor)) / double(fmax);
   int e;
   const double m = std::frexp(ratio, &e);  // ratio = m * 2^e, m in [0.5, 1)
@@ -45,8 +46,10 @@ void simulate_fp4(float* x, int64_t n, int64_t block) {
   for (int64_t begin = 0; begin < n; begin += block) {
     const int64_t len = std::min(block, n - begin);
     const int e = ceil_log2_scale(block_amax(x + begin, len), kE2m1Max, floor);
-    for (int64_t i = begin; i < begin + len; ++i)
+    for (int64_t i = begin; i < begin + len; ++i) {
+      if (std::isnan(x[i])) continue;  // e2m1 has no NaN code: a NaN stays NaN rather than becoming 6
       x[i] = bf16(std::ldexp(round_e2m1(std::clamp(std::ldexp(x[i], -e), -kE2m1Max, kE2m1Max)), e));
+    }
   }
 }
 
