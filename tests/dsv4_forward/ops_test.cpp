@@ -123,6 +123,24 @@ TEST_P(BothBackends, AttentionSinkJoinsTheDenominatorOnly) {
   }
 }
 
+TEST_P(BothBackends, AttentionOfANanQueryHeadIsNan) {
+  // Head 0's query holds a NaN, so every logit of that head is NaN; head 1 is finite.
+  const int64_t d = 16;
+  const std::vector<float> sink = {0.5f, 0.5f};
+  std::vector<double> qv(size_t(2 * d), 0.25);
+  qv[3] = std::nan("");
+  HostTensor q(act(), 1, 2 * d, qv), out(act(), 1, 2 * d);
+  HostTensor ring(act(), 4, d, random_values(5, 4 * d, 1.0, true));
+  const AttentionParams p{.heads = 2, .head_dim = d, .softmax_scale = 0.25, .window = 3, .ring_rows = 4, .block = 2};
+  const TokenRow row{0, 2};
+  backend_->attention(p, q.t, ring.t, Tensor{}, nullptr, f32_weight(sink, 1, 2), std::span<const TokenRow>(&row, 1),
+                      out.t);
+  for (int64_t c = 0; c < d; ++c) {
+    EXPECT_TRUE(std::isnan(out.at(0, c))) << c;
+    EXPECT_TRUE(std::isfinite(out.at(0, d + c))) << c;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, BothBackends, ::testing::Values(Numerics::release, Numerics::oracle),
                          [](const auto& info) { return std::string(numerics_name(info.param)); });
 

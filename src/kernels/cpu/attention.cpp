@@ -25,9 +25,15 @@ void attend(const AttentionParams& p, const float* q, const std::vector<const fl
   for (size_t b0 = 0; b0 < keys.size(); b0 += size_t(p.block)) {
     const size_t b1 = std::min(keys.size(), b0 + size_t(p.block));
     float block_max = -std::numeric_limits<float>::infinity();
+    bool nan_logit = false;
     for (size_t v = b0; v < b1; ++v)
-      if (keys[v]) block_max = std::max(block_max, logit[v - b0] = dot_f32(q, keys[v], d) * scale);
-    if (block_max == -std::numeric_limits<float>::infinity()) continue;  // no valid entry: the update is the identity
+      if (keys[v]) {
+        logit[v - b0] = dot_f32(q, keys[v], d) * scale;
+        nan_logit |= std::isnan(logit[v - b0]);
+        block_max = std::max(block_max, logit[v - b0]);
+      }
+    // No entry with a probability: the update is the identity. A NaN logit is not skipped: it makes the output NaN.
+    if (block_max == -std::numeric_limits<float>::infinity() && !nan_logit) continue;
     const float new_max = std::max(running_max, block_max);
     const float alpha = exp_f32(running_max - new_max);
     denominator *= alpha;
