@@ -141,6 +141,24 @@ TEST_P(BothBackends, AttentionOfANanQueryHeadIsNan) {
   }
 }
 
+TEST_P(BothBackends, IndexerScoresOfANanQueryAreNan) {
+  // A NaN in head 0's query: relu keeps it, so every score is NaN, the margin is NaN and the tie rule (NaN last,
+  // then ascending row) selects the first rows.
+  const int64_t heads = 2, d = 8, rows_per_slot = 6;
+  std::vector<double> qv(size_t(heads * d), 0.5);
+  qv[2] = std::nan("");
+  HostTensor q(act(), 1, heads * d, qv), w(act(), 1, heads, {1.0, 1.0});
+  HostTensor keys(act(), rows_per_slot, d, random_values(9, size_t(rows_per_slot * d), 1.0, true));
+  HostTensor margin(act(), 1, 1);
+  std::vector<int32_t> selected(3, 99);
+  const IndexerParams p{.heads = heads, .head_dim = d, .topk = 3, .ratio = 4, .rows_per_slot = rows_per_slot};
+  const TokenRow row{0, 23};  // 6 visible rows
+  backend_->indexer_topk(p, q.t, w.t, keys.t, std::span<const TokenRow>(&row, 1),
+                         Tensor::of(selected.data(), DType::dtype_i32, 1, 3), &margin.t);
+  EXPECT_EQ(selected, (std::vector<int32_t>{0, 1, 2}));
+  EXPECT_TRUE(std::isnan(margin.at(0, 0)));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, BothBackends, ::testing::Values(Numerics::release, Numerics::oracle),
                          [](const auto& info) { return std::string(numerics_name(info.param)); });
 
