@@ -101,7 +101,7 @@ __global__ void indexer_scores_kernel(IndexerArgs p, View q, View w, View index_
       float dot = 0.0f;
       for (int64_t c = 0; c < p.head_dim; ++c) dot += query[h * p.head_dim + c] * key[c];
       const float logit = bf16r(dot);
-      total += bf16r(fmaxf(logit, 0.0f) * head_weight[h]);
+      total += bf16r((isnan(logit) ? logit : fmaxf(logit, 0.0f)) * head_weight[h]);  // relu keeps NaN
     }
     scratch[r * p.rows_per_slot + t] = bf16r(total);
   }
@@ -173,9 +173,14 @@ __global__ void attention_kernel(AttentionArgs p, View q, View ring, View compre
     __syncthreads();
     if (threadIdx.x == 0) {
       float block_max = -INFINITY;
+      bool nan_logit = false;
       for (int64_t v = b0; v < b1; ++v)
-        if (key_of(v)) block_max = fmaxf(block_max, logit[v - b0]);
-      any_valid = block_max != -INFINITY;
+        if (key_of(v)) {
+          block_max = fmaxf(block_max, logit[v - b0]);
+          nan_logit = nan_logit || isnan(logit[v - b0]);
+        }
+      // A NaN logit is not skipped with the empty blocks (fmaxf drops it): it makes the output NaN.
+      any_valid = block_max != -INFINITY || nan_logit;
       if (any_valid) {
         const float new_max = fmaxf(running_max, block_max);
         alpha = exp_f32(running_max - new_max);

@@ -128,6 +128,8 @@ __global__ void quant_sim_kernel(int format, int64_t block, int64_t col_begin, V
   int e;
   if (format == 0) {
     e = pow2_scale_exponent_dev(amax, 448.0f);
+  } else if (isinf(amax)) {
+    e = 128;  // as FP8's float32 scale overflows: an infinity stays infinite, finite values become 0
   } else {
     const double ratio = double(fmaxf(amax, 6.0f * ldexpf(1.0f, -126))) / 6.0;
     int ex;
