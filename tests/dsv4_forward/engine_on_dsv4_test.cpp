@@ -45,11 +45,16 @@ engine::EngineConfig config(int32_t parallel, int32_t drafts) {
   return c;
 }
 
-class EngineOnDsv4 : public ::testing::TestWithParam<Numerics> {
+class EngineOnDsv4 : public ::testing::TestWithParam<ModelCase> {
  protected:
+  void SetUp() override { PLUMB_SKIP_UNLESS_BACKEND(GetParam()); }
   ModelFactory factory() const {
-    const Numerics n = GetParam();
-    return [n] { return std::unique_ptr<model::Model>(open_tiny(n, 4, 16, 160)); };
+    const ModelCase c = GetParam();
+    return [c] { return std::unique_ptr<model::Model>(open_tiny(c, 4, 16, 160)); };
+  }
+  ModelFactory factory16() const {
+    const ModelCase c = GetParam();
+    return [c] { return std::unique_ptr<model::Model>(open_tiny(c, 16, 16, 160)); };
   }
 };
 
@@ -85,8 +90,59 @@ TEST_P(EngineOnDsv4, DraftsConcurrencyAndPromptCacheKeepTheTokens) {
   EXPECT_LT(eng.counters().drafts_accepted, eng.counters().drafts_proposed);
 }
 
-INSTANTIATE_TEST_SUITE_P(BothNumerics, EngineOnDsv4, ::testing::Values(Numerics::release, Numerics::oracle),
-                         [](const auto& info) { return std::string(kernels::numerics_name(info.param)); });
+// E1 on the real model: 16 requests (prompts, lengths, temperatures, top-k/p, seeds, max_tokens all differ) served
+// together at --parallel 1, 2, 4 and 16, submitted at once and staggered in a shuffled order, each equal to itself
+// served alone; E4/E5: other prefill chunk bounds and a second run change nothing.
+TEST_P(EngineOnDsv4, SixteenRequestsEqualTheirSoloRuns) {
+  const auto reqs = varied_requests(16, 1024, 2, 40, 12, 21);
+  auto solo = config(1, 0);
+  std::vector<Outcome> alone;
+  for (const auto& r : reqs) alone.push_back(run_alone(factory(), r, solo));
+  for (int32_t parallel : {1, 2, 4}) {
+    EXPECT_EQ(run_together(factory(), reqs, config(parallel, 0)), alone) << "parallel " << parallel;
+  }
+  auto wide = config(4, 0);
+  wide.prefill_chunk = 5;
+  std::vector<int> when(reqs.size());
+  std::vector<size_t> order(reqs.size());
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    when[i] = int((i * 7) % 11);
+    order[i] = (i * 5) % reqs.size();
+  }
+  EXPECT_EQ(run_together(factory(), reqs, wide, when, order), alone) << "staggered, shuffled, chunks of 5";
+}
+
+TEST_P(EngineOnDsv4, SixteenSlotsAndCancellationsLeaveTheOthersExact) {
+  const auto reqs = varied_requests(16, 1024, 2, 30, 16, 33);
+  std::vector<Outcome> alone;
+  for (const auto& r : reqs) alone.push_back(run_alone(factory16(), r, config(1, 0)));
+  EXPECT_EQ(run_together(factory16(), reqs, config(16, 0)), alone) << "parallel 16";
+
+  const auto model = factory16()();
+  engine::Engine eng(*model, config(8, 0));  // 8 slots for 16 requests: half wait
+  std::vector<std::shared_ptr<engine::RequestHandle>> h;
+  for (const auto& r : reqs) h.push_back(eng.submit(r));
+  for (int i = 0; i < 4; ++i) eng.step();
+  const std::vector<size_t> cancelled = {1, 4, 6, 10, 15};
+  for (size_t i : cancelled) h[i]->cancel();
+  eng.run_until_idle();
+  int cancelled_count = 0;
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    const auto got = outcome_of(h[i]->wait_all());
+    const bool was_cancelled = std::find(cancelled.begin(), cancelled.end(), i) != cancelled.end();
+    if (was_cancelled && got.reason == engine::FinishReason::finish_cancelled) {
+      ++cancelled_count;
+      continue;
+    }
+    EXPECT_EQ(got, alone[i]) << "request " << i;
+  }
+  EXPECT_GT(cancelled_count, 0);
+  EXPECT_EQ(eng.counters().running, 0);
+  EXPECT_EQ(eng.counters().waiting, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, EngineOnDsv4, ::testing::ValuesIn(model_cases()),
+                         [](const auto& info) { return model_case_name(info.param); });
 
 }  // namespace
 }  // namespace plumb::test

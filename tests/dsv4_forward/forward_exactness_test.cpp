@@ -12,9 +12,10 @@ using kernels::Numerics;
 
 constexpr int64_t kPromptLength = 100;  // 25 CSA rows (> index_topk 4), 6 HCA rows of 16, window 8
 
-class ForwardExactness : public ::testing::TestWithParam<Numerics> {
+class ForwardExactness : public ::testing::TestWithParam<ModelCase> {
  protected:
   void SetUp() override {
+    PLUMB_SKIP_UNLESS_BACKEND(GetParam());
     model_ = open_tiny(GetParam(), 3, 128);
     tokens_ = random_tokens(11, kPromptLength, model_->info().vocab_size);
     reference_ = run_chunks(*model_, 0, tokens_, 0, kPromptLength, {kPromptLength});
@@ -107,8 +108,8 @@ TEST_P(ForwardExactness, RewoundDraftsLeaveTheStateOfNeverDrafted) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(BothNumerics, ForwardExactness, ::testing::Values(Numerics::release, Numerics::oracle),
-                         [](const auto& info) { return std::string(kernels::numerics_name(info.param)); });
+INSTANTIATE_TEST_SUITE_P(Backends, ForwardExactness, ::testing::ValuesIn(model_cases()),
+                         [](const auto& info) { return model_case_name(info.param); });
 
 }  // namespace
 }  // namespace plumb::test

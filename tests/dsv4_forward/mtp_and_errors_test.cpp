@@ -12,7 +12,10 @@ using kernels::Numerics;
 
 constexpr int64_t kLength = 40;
 
-class MtpHead : public ::testing::TestWithParam<Numerics> {};
+class MtpHead : public ::testing::TestWithParam<ModelCase> {
+ protected:
+  void SetUp() override { PLUMB_SKIP_UNLESS_BACKEND(GetParam()); }
+};
 
 // Runs the prompt into `slot` in chunks, with the MTP catch-up rows of each chunk's positions after it (in calls of
 // `catch_up` rows); returns every catch-up row's draft logits in order.
@@ -114,7 +117,7 @@ TEST_P(MtpHead, BadInputIsAnErrorAndChangesNothing) {
   EXPECT_THROW(model->restore(1, bad), Error);
   bad.bytes.assign(100, 7);
   EXPECT_THROW(model->restore(1, bad), Error);
-  const auto other = open_tiny(GetParam() == Numerics::oracle ? Numerics::release : Numerics::oracle, 1, 8, 64);
+  const auto other = open_tiny(GetParam().numerics == Numerics::oracle ? Numerics::release : Numerics::oracle, 1, 8, 64);
   run_chunks(*other, 0, tokens, 0, 10, {5});
   EXPECT_THROW(model->restore(1, other->snapshot(0)), Error);
 
@@ -125,8 +128,8 @@ TEST_P(MtpHead, BadInputIsAnErrorAndChangesNothing) {
   EXPECT_TRUE(bit_equal(got, std::vector<float>(expected.begin() + 10 * int64_t(vocab), expected.end())));
 }
 
-INSTANTIATE_TEST_SUITE_P(BothNumerics, MtpHead, ::testing::Values(Numerics::release, Numerics::oracle),
-                         [](const auto& info) { return std::string(kernels::numerics_name(info.param)); });
+INSTANTIATE_TEST_SUITE_P(Backends, MtpHead, ::testing::ValuesIn(model_cases()),
+                         [](const auto& info) { return model_case_name(info.param); });
 
 }  // namespace
 }  // namespace plumb::test

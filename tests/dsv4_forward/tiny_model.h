@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/rng.h"
+#include "kernels/cuda/device.h"
 #include "model/dsv4/dsv4_model.h"
 #include "model/dsv4/tiny_checkpoint.h"
 
@@ -40,6 +41,32 @@ inline const std::filesystem::path& tiny_checkpoint_dir() {
 inline std::unique_ptr<dsv4::Dsv4Model> open_tiny(kernels::Numerics numerics, int32_t slots = 3,
                                                  int32_t max_rows = 64, int64_t max_context = 512) {
   return dsv4::Dsv4Model::open(tiny_checkpoint_dir(), {.numerics = numerics,
+                                                        .slots = slots,
+                                                        .max_rows_per_slot = max_rows,
+                                                        .max_context = max_context,
+                                                        .name = "tiny"});
+}
+
+// What the exactness tests run on: the CPU backend in either numerics, or the CUDA backend (release numerics),
+// which skips on machines without a GPU.
+struct ModelCase {
+  kernels::Numerics numerics = kernels::Numerics::release;
+  const char* backend = "cpu";
+};
+inline std::string model_case_name(const ModelCase& c) {
+  return std::string(c.backend) == "cuda" ? "cuda" : kernels::numerics_name(c.numerics);
+}
+inline std::vector<ModelCase> model_cases() {
+  return {{kernels::Numerics::release, "cpu"}, {kernels::Numerics::oracle, "cpu"}, {kernels::Numerics::release, "cuda"}};
+}
+#define PLUMB_SKIP_UNLESS_BACKEND(c)                                               \
+  if (std::string((c).backend) == "cuda" && !::plumb::cuda::device_available()) \
+  GTEST_SKIP() << "no CUDA device on this machine"
+
+inline std::unique_ptr<dsv4::Dsv4Model> open_tiny(const ModelCase& c, int32_t slots = 3, int32_t max_rows = 64,
+                                                 int64_t max_context = 512) {
+  return dsv4::Dsv4Model::open(tiny_checkpoint_dir(), {.numerics = c.numerics,
+                                                        .backend = c.backend,
                                                         .slots = slots,
                                                         .max_rows_per_slot = max_rows,
                                                         .max_context = max_context,

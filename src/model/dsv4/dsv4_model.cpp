@@ -5,6 +5,8 @@
 
 #include "base/error.h"
 #include "kernels/cuda/cuda_backend.h"
+#include "kernels/cuda/device.h"
+#include "model/dsv4/tensor_plan.h"
 
 namespace plumb::dsv4 {
 namespace {
@@ -39,17 +41,27 @@ Dsv4Model::Dsv4Model(io::CheckpointFolder folder, Config config, const Dsv4Optio
     fail("max_context {} exceeds the model's max_position_embeddings ({})", max_context,
          config_.max_position_embeddings);
 
-  if (options.backend == "cuda") {
-    if (options.numerics != kernels::Numerics::release) fail("the CUDA backend computes the release numerics only");
-    backend_ = kernels::make_cuda_backend();
-  } else {
-    backend_ = kernels::make_host_backend(options.numerics);
-  }
-  weights_ = load_weights(folder_, config_, *backend_, progress);
   const StateShape shape{.slots = options.slots,
                          .max_rows = options.max_rows_per_slot,
                          .max_context = max_context,
                          .window = config_.sliding_window};
+  if (options.backend == "cuda") {
+    if (options.numerics != kernels::Numerics::release) fail("the CUDA backend computes the release numerics only");
+    backend_ = kernels::make_cuda_backend();
+    // The memory plan: weights, state and a workspace margin must fit before anything is loaded.
+    const uint64_t weights = weight_bytes(config_, plan_tensors(config_)).total;
+    const uint64_t state = SlotStates::bytes_needed(config_, shape, dtype_size(backend_->act_dtype()));
+    const uint64_t margin = uint64_t(2) << 30;
+    const uint64_t free_bytes = cuda::device_free_bytes();
+    if (weights + state + margin > free_bytes)
+      fail("the model does not fit the GPU: weights {:.2f} GiB + state {:.2f} GiB ({} slots, context {}) + "
+           "workspace {:.2f} GiB > {:.2f} GiB free; use fewer --parallel slots or a shorter --max-context",
+           double(weights) / (1 << 30), double(state) / (1 << 30), options.slots, max_context,
+           double(margin) / (1 << 30), double(free_bytes) / (1 << 30));
+  } else {
+    backend_ = kernels::make_host_backend(options.numerics);
+  }
+  weights_ = load_weights(folder_, config_, *backend_, progress);
   state_ = std::make_unique<SlotStates>(config_, shape, *backend_);
   forward_ = std::make_unique<Forward>(config_, weights_, *backend_, *state_);
   info_ = {.name = options.name,

@@ -55,6 +55,8 @@ struct SlotMeta {
 class SlotStates {
  public:
   SlotStates(const Config& config, const StateShape& shape, kernels::Backend& backend);
+  // Bytes the buffers of this shape take (the memory plan, before allocating).
+  static size_t bytes_needed(const Config& config, const StateShape& shape, size_t element_size);
 
   const StateShape& shape() const { return shape_; }
   BlockState& block(int64_t b) { return blocks_[size_t(b)]; }

@@ -92,11 +92,13 @@ std::vector<std::byte> hash_table(const Draws& d, int64_t vocab, int64_t per_tok
 }
 
 // Values for one non-quantized tensor, by what it is.
-std::vector<std::byte> plain_tensor(const PlannedTensor& t, const Config& c, const Draws& d) {
+std::vector<std::byte> plain_tensor(const PlannedTensor& t, const Config& c, const Draws& d, double gate_scale) {
   const int64_t n = numel(t);
+  const bool gate = t.name.ends_with(".ffn.gate.weight");
   switch (t.kind) {
     case TensorKind::embedding: return bf16_bytes(draw(d, n, 1.0));
-    case TensorKind::bf16_linear: return bf16_bytes(draw(d, n, 1.0 / std::sqrt(double(t.shape[1]))));
+    case TensorKind::bf16_linear:
+      return bf16_bytes(draw(d, n, (gate ? gate_scale : 1.0) / std::sqrt(double(t.shape[1]))));
     case TensorKind::norm: return bf16_bytes(draw(d, n, 0.05, 1.0));
     // mixes = (hc_fn . x) / rms(x) over hc_mult * hidden inputs: 0.5 / sqrt(fan_in) keeps them around 0.5.
     case TensorKind::hc_fn: return f32_bytes(draw(d, n, 0.5 / std::sqrt(double(t.shape[1]))));
@@ -150,7 +152,7 @@ Fp4Blocks quantize_fp4_blocks(std::span<const float> w, int64_t out, int64_t in)
   return q;
 }
 
-std::vector<io::TensorData> generate_tiny_tensors(const Config& config, uint64_t seed) {
+std::vector<io::TensorData> generate_tiny_tensors(const Config& config, uint64_t seed, double gate_scale) {
   const std::vector<PlannedTensor> plan = plan_tensors(config);
   std::vector<io::TensorData> out;
   out.reserve(plan.size());
@@ -177,7 +179,7 @@ std::vector<io::TensorData> generate_tiny_tensors(const Config& config, uint64_t
       ++i;
       continue;
     }
-    out.push_back({t.name, t.dtype, t.shape, plain_tensor(t, config, draws)});
+    out.push_back({t.name, t.dtype, t.shape, plain_tensor(t, config, draws, gate_scale)});
   }
   return out;
 }

@@ -29,6 +29,7 @@ struct Fp4Blocks {
 Fp4Blocks quantize_fp4_blocks(std::span<const float> w, int64_t out, int64_t in);
 
 // Every tensor of plan_tensors(config), filled.
-std::vector<io::TensorData> generate_tiny_tensors(const Config& config, uint64_t seed);
+// gate_scale multiplies the router gate's weights (1: the default model; larger: routing choices with clear margins).
+std::vector<io::TensorData> generate_tiny_tensors(const Config& config, uint64_t seed, double gate_scale = 1.0);
 
 }  // namespace plumb::dsv4
