@@ -1,3 +1,4 @@
+// The exact float64 block rounding oracle of activation quantization (exact_rounding.h).
 #include "kernels/contract/entries/exact_rounding.h"
 
 #include <algorithm>

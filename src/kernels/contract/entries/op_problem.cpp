@@ -1,3 +1,4 @@
+// Memory, inputs and the Binding of the contract entries that check Backend ops (op_problem.h says what each does).
 #include "kernels/contract/entries/op_problem.h"
 
 #include <cmath>
