@@ -123,6 +123,42 @@ TEST_P(BothBackends, AttentionSinkJoinsTheDenominatorOnly) {
   }
 }
 
+TEST_P(BothBackends, AttentionOfANanQueryHeadIsNan) {
+  // Head 0's query holds a NaN, so every logit of that head is NaN; head 1 is finite.
+  const int64_t d = 16;
+  const std::vector<float> sink = {0.5f, 0.5f};
+  std::vector<double> qv(size_t(2 * d), 0.25);
+  qv[3] = std::nan("");
+  HostTensor q(act(), 1, 2 * d, qv), out(act(), 1, 2 * d);
+  HostTensor ring(act(), 4, d, random_values(5, 4 * d, 1.0, true));
+  const AttentionParams p{.heads = 2, .head_dim = d, .softmax_scale = 0.25, .window = 3, .ring_rows = 4, .block = 2};
+  const TokenRow row{0, 2};
+  backend_->attention(p, q.t, ring.t, Tensor{}, nullptr, f32_weight(sink, 1, 2), std::span<const TokenRow>(&row, 1),
+                      out.t);
+  for (int64_t c = 0; c < d; ++c) {
+    EXPECT_TRUE(std::isnan(out.at(0, c))) << c;
+    EXPECT_TRUE(std::isfinite(out.at(0, d + c))) << c;
+  }
+}
+
+TEST_P(BothBackends, IndexerScoresOfANanQueryAreNan) {
+  // A NaN in head 0's query: relu keeps it, so every score is NaN, the margin is NaN and the tie rule (NaN last,
+  // then ascending row) selects the first rows.
+  const int64_t heads = 2, d = 8, rows_per_slot = 6;
+  std::vector<double> qv(size_t(heads * d), 0.5);
+  qv[2] = std::nan("");
+  HostTensor q(act(), 1, heads * d, qv), w(act(), 1, heads, {1.0, 1.0});
+  HostTensor keys(act(), rows_per_slot, d, random_values(9, size_t(rows_per_slot * d), 1.0, true));
+  HostTensor margin(act(), 1, 1);
+  std::vector<int32_t> selected(3, 99);
+  const IndexerParams p{.heads = heads, .head_dim = d, .topk = 3, .ratio = 4, .rows_per_slot = rows_per_slot};
+  const TokenRow row{0, 23};  // 6 visible rows
+  backend_->indexer_topk(p, q.t, w.t, keys.t, std::span<const TokenRow>(&row, 1),
+                         Tensor::of(selected.data(), DType::dtype_i32, 1, 3), &margin.t);
+  EXPECT_EQ(selected, (std::vector<int32_t>{0, 1, 2}));
+  EXPECT_TRUE(std::isnan(margin.at(0, 0)));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, BothBackends, ::testing::Values(Numerics::release, Numerics::oracle),
                          [](const auto& info) { return std::string(numerics_name(info.param)); });
 
@@ -169,6 +205,24 @@ TEST(QuantSim, Fp4BlockRoundsToNearestEvenWithAPowerOfTwoScale) {
   for (int i = 0; i < 7; ++i) EXPECT_EQ(x.f32[size_t(i)], out[i]) << i;
   EXPECT_EQ(x.f32[32], 8.0f);
   EXPECT_EQ(x.f32[33], 1.0f);
+}
+
+TEST(QuantSim, NanStaysNanAndInfinityStaysInfinite) {
+  auto be = make_host_backend(Numerics::release);
+  for (SimFormat format : {SimFormat::fp8_e4m3, SimFormat::fp4_e2m1}) {
+    // Block 0: a NaN among numbers (amax 3 -> the numbers round as usual); block 1: an infinity among numbers.
+    HostTensor x(be->act_dtype(), 1, 64);
+    x.f32[0] = 3.0f, x.f32[1] = std::nanf(""), x.f32[2] = -1.5f;
+    x.f32[32] = 2.0f, x.f32[33] = -INFINITY, x.f32[34] = 0.5f;
+    be->quant_sim({format, 32, 0, 64}, x.t);
+    EXPECT_EQ(x.f32[0], 3.0f);
+    EXPECT_TRUE(std::isnan(x.f32[1])) << "format " << int(format);
+    EXPECT_EQ(x.f32[2], -1.5f);
+    // An infinite maximum makes the scale 2^128: the infinity stays, the finite values of its block become 0.
+    EXPECT_EQ(x.f32[33], -INFINITY) << "format " << int(format);
+    EXPECT_EQ(x.f32[32], 0.0f);
+    EXPECT_EQ(x.f32[34], 0.0f);
+  }
 }
 
 TEST(TopK, TiesGoToTheLowerIndexAndNanComesLast) {

@@ -6,11 +6,24 @@
 #include <vector>
 
 #include "base/error.h"
+#include "kernels/control.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/release_math.h"
 #include "kernels/weight_decode.h"
 
 namespace plumb::kernels::cpu {
+namespace {
+
+const ControlId kApeRowOffByOne = register_control("compressor_project", "ape_row_off_by_one",
+                                                   "the position bias of the next position in the group is added");
+const ControlId kOverlapHalvesSwapped = register_control(
+    "compressor_pool", "overlap_halves_swapped", "an overlapping row reads its own group's first channel half");
+const ControlId kMissingGroupScoredZero = register_control(
+    "compressor_pool", "missing_group_scored_zero", "row 0's missing previous group enters the softmax with score 0");
+const ControlId kLastEntryDropped =
+    register_control("compressor_pool", "last_entry_dropped", "the group's last token is left out of the pool");
+
+}  // namespace
 
 void CpuBackend::compress_project(CompressParams p, const CompressorWeights& w, std::span<const int64_t> positions,
                                   const Tensor& x, const Tensor& kv, const Tensor& score) {
@@ -21,8 +34,9 @@ void CpuBackend::compress_project(CompressParams p, const CompressorWeights& w, 
   linear(f32, w.wkv, x, kv);
   linear(f32, w.wgate, x, score);
   std::vector<float> ape(static_cast<size_t>(width));
+  const int64_t shift = planted(kApeRowOffByOne) ? 1 : 0;
   for (int64_t r = 0; r < x.rows; ++r) {
-    decode_weight_row(w.ape, positions[size_t(r)] % p.ratio, 0, width, ape.data());
+    decode_weight_row(w.ape, (positions[size_t(r)] + shift) % p.ratio, 0, width, ape.data());
     for (int64_t c = 0; c < width; ++c) score.row<float>(r)[c] += ape[size_t(c)];
   }
 }
@@ -30,9 +44,10 @@ void CpuBackend::compress_project(CompressParams p, const CompressorWeights& w, 
 void CpuBackend::compress_pool(CompressParams p, const Tensor& kv_ring, const Tensor& score_ring,
                                std::span<const CompressRow> rows, const Tensor& out) {
   PLUMB_CHECK(out.dtype == DType::dtype_f32 && out.cols == p.width && out.rows == int64_t(rows.size()));
-  const int64_t r = p.ratio, entries = (p.overlap ? 2 : 1) * r;
+  const ControlId plant = planted_control();
+  const int64_t r = p.ratio, entries = (p.overlap ? 2 : 1) * r - (plant == kLastEntryDropped ? 1 : 0);
   std::vector<const float*> kv(static_cast<size_t>(entries)), score(static_cast<size_t>(entries));
-  std::vector<float> weight(static_cast<size_t>(entries));
+  std::vector<float> weight(static_cast<size_t>(entries)), zeros(static_cast<size_t>(p.width), 0.0f);
   for (size_t i = 0; i < rows.size(); ++i) {
     // Entry e: group j-1's first half (e < r) then group j's second half when overlapping; a missing group -1
     // has weight exactly 0 and is skipped.
@@ -40,9 +55,13 @@ void CpuBackend::compress_pool(CompressParams p, const Tensor& kv_ring, const Te
       const bool previous = p.overlap && e < r;
       const int64_t token = previous ? (rows[i].group - 1) * r + e : rows[i].group * r + (e % r);
       kv[size_t(e)] = score[size_t(e)] = nullptr;
-      if (token < 0) continue;
+      if (token < 0) {
+        if (plant == kMissingGroupScoredZero) kv[size_t(e)] = score[size_t(e)] = zeros.data();
+        continue;
+      }
       const int64_t ring_row = rows[i].slot * p.ring_rows + token % p.ring_rows;
-      const int64_t channel = (p.overlap && !previous) ? p.width : 0;
+      const bool second_half = (p.overlap && !previous) != (plant == kOverlapHalvesSwapped && p.overlap);
+      const int64_t channel = second_half ? p.width : 0;
       kv[size_t(e)] = kv_ring.row<float>(ring_row) + channel;
       score[size_t(e)] = score_ring.row<float>(ring_row) + channel;
     }

@@ -5,6 +5,7 @@
 
 #include "base/error.h"
 #include "kernels/cpu/cpu_backend.h"
+#include "kernels/control.h"
 #include "kernels/cpu/release_math.h"
 #include "kernels/parallel.h"
 #include "kernels/weight_decode.h"
@@ -13,6 +14,15 @@ namespace plumb::kernels::cpu {
 namespace {
 
 constexpr int64_t kOutputChunk = 16;  // output columns per task
+
+const ControlId kDropLastKBlock =
+    register_control("fp8_linear", "drop_last_k_block", "the last 128-wide K block is skipped");
+const ControlId kRowsReadFirstRow = register_control("fp8_linear", "rows_read_pass_first_row",
+                                                     "every row of a launch reads the launch's first row");
+const ControlId kGroupsReadFirstGroup = register_control("dense_linear", "groups_read_first_group",
+                                                         "every output group reads the first group's input columns");
+const ControlId kOutputScaleSkipped =
+    register_control("dense_linear", "output_scale_skipped", "the output scale is not applied");
 
 float finish(const LinearParams& p, float acc) {
   float v = p.output == Rounding::bf16 ? bf16(acc) : acc;
@@ -30,6 +40,9 @@ void CpuBackend::linear(LinearParams p, const Weight& w, const Tensor& x, const 
   PLUMB_CHECK(p.groups >= 1 && w.rows == y.cols && w.cols * p.groups == x.cols && w.rows % p.groups == 0);
   PLUMB_CHECK(!p.quantize_input || w.format == WeightFormat::fp8_blocks);
   const int64_t k = w.cols, rows_per_group = w.rows / p.groups, blocks = (k + kActBlock - 1) / kActBlock;
+  const ControlId plant = planted_control();
+  if (plant == kOutputScaleSkipped) p.output_scale = 1.0;
+  const int64_t summed_blocks = blocks - (plant == kDropLastKBlock ? 1 : 0);
 
   // Quantized activations: each group's K segment is its own GEMM operand, blocks restart at the segment start.
   std::vector<float> q, qscale;
@@ -53,10 +66,11 @@ void CpuBackend::linear(LinearParams p, const Weight& w, const Tensor& x, const 
         for (int64_t c = 0; c < k; ++c) wrow[size_t(c)] = e4m3[codes[c]];
         for (int64_t b = 0; b < blocks; ++b) wscale[size_t(b)] = e8m0[w.scales[(o / 128) * w.scale_cols() + b]];
         for (int64_t n = 0; n < x.rows; ++n) {
-          const float* qa = q.data() + n * x.cols + g * k;
-          const float* sa = qscale.data() + (n * p.groups + g) * blocks;
+          const int64_t source = plant == kRowsReadFirstRow ? 0 : n;
+          const float* qa = q.data() + source * x.cols + g * k;
+          const float* sa = qscale.data() + (source * p.groups + g) * blocks;
           float acc = 0.0f;
-          for (int64_t b = 0; b < blocks; ++b) {
+          for (int64_t b = 0; b < summed_blocks; ++b) {
             const int64_t begin = b * kActBlock, len = std::min(kActBlock, k - begin);
             acc += dot_f32(qa + begin, wrow.data() + begin, len) * (sa[b] * wscale[size_t(b)]);
           }
@@ -64,8 +78,9 @@ void CpuBackend::linear(LinearParams p, const Weight& w, const Tensor& x, const 
         }
       } else {
         decode_weight_row(w, o, 0, k, wrow.data());
+        const int64_t input_group = plant == kGroupsReadFirstGroup ? 0 : g;
         for (int64_t n = 0; n < x.rows; ++n)
-          y.row<float>(n)[o] = finish(p, dot_f32(x.row<float>(n) + g * k, wrow.data(), k));
+          y.row<float>(n)[o] = finish(p, dot_f32(x.row<float>(n) + input_group * k, wrow.data(), k));
       }
     }
   });

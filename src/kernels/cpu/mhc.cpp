@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "kernels/control.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/release_math.h"
 #include "kernels/parallel.h"
@@ -12,15 +13,28 @@
 namespace plumb::kernels::cpu {
 namespace {
 
+const ControlId kPreRmsOverFirstStream = register_control(
+    "mhc_pre", "rms_over_first_stream", "the input RMS is taken over the first stream instead of all four");
+const ControlId kPreCombTransposed =
+    register_control("mhc_pre", "comb_transposed", "comb is written destination-major (transposed)");
+const ControlId kSinkhornOneRound =
+    register_control("mhc_pre", "sinkhorn_one_round", "Sinkhorn stops after the softmax and one column normalization");
+const ControlId kPostCombTransposed =
+    register_control("mhc_post", "comb_transposed", "comb is read destination-major (transposed)");
+const ControlId kPostIgnored = register_control("mhc_post", "post_ignored", "the sublayer output is added unweighted");
+const ControlId kHeadRmsOverFirstStream = register_control(
+    "mhc_head", "rms_over_first_stream", "the input RMS is taken over the first stream instead of all four");
+
 std::vector<float> decode_all(const Weight& w) {
   std::vector<float> v(size_t(w.rows * w.cols));
   for (int64_t r = 0; r < w.rows; ++r) decode_weight_row(w, r, 0, w.cols, v.data() + r * w.cols);
   return v;
 }
 
-// mix[m] = (fn[m] . x) * rsqrt(mean(x^2) + norm_eps), all float32.
-void mixes(const std::vector<float>& fn, int64_t count, const float* x, int64_t n, float norm_eps, float* mix) {
-  const float rho = rsqrt_f32(dot_f32(x, x, n) * (1.0f / float(n)) + norm_eps);
+// mix[m] = (fn[m] . x) * rsqrt(mean(x^2) + norm_eps), all float32; the mean over the first rms_n values.
+void mixes(const std::vector<float>& fn, int64_t count, const float* x, int64_t n, int64_t rms_n, float norm_eps,
+           float* mix) {
+  const float rho = rsqrt_f32(dot_f32(x, x, rms_n) * (1.0f / float(rms_n)) + norm_eps);
   for (int64_t m = 0; m < count; ++m) mix[m] = dot_f32(fn.data() + m * n, x, n) * rho;
 }
 
@@ -69,18 +83,24 @@ void CpuBackend::hc_pre(HcParams p, const HcWeights& w, const Tensor& x, const T
   PLUMB_CHECK(w.fn.rows == count && w.fn.cols == n && w.base.cols == count && w.scale.cols == 3);
   const std::vector<float> fn = decode_all(w.fn), base = decode_all(w.base), scale = decode_all(w.scale);
   const float eps = float(p.hc_eps);
+  const ControlId plant = planted_control();
+  const int64_t rms_n = plant == kPreRmsOverFirstStream ? d : n;
+  const int64_t iters = plant == kSinkhornOneRound ? 1 : p.sinkhorn_iters;
   parallel_chunks(x.rows, 4, [&](int64_t r0, int64_t r1) {
     std::vector<float> mix(static_cast<size_t>(count)), pre(static_cast<size_t>(hc));
     for (int64_t r = r0; r < r1; ++r) {
       const float* in = x.row<float>(r);
-      mixes(fn, count, in, n, float(p.norm_eps), mix.data());
+      mixes(fn, count, in, n, rms_n, float(p.norm_eps), mix.data());
       for (int64_t k = 0; k < hc; ++k) {
         pre[size_t(k)] = sigmoid_f32(mix[size_t(k)] * scale[0] + base[size_t(k)]) + eps;
         post.row<float>(r)[k] = 2.0f * sigmoid_f32(mix[size_t(hc + k)] * scale[1] + base[size_t(hc + k)]);
       }
       float* c = comb.row<float>(r);
       for (int64_t i = 0; i < hc * hc; ++i) c[i] = mix[size_t(2 * hc + i)] * scale[2] + base[size_t(2 * hc + i)];
-      sinkhorn(c, hc, p.sinkhorn_iters, eps);
+      sinkhorn(c, hc, iters, eps);
+      if (plant == kPreCombTransposed)
+        for (int64_t j = 0; j < hc; ++j)
+          for (int64_t k = j + 1; k < hc; ++k) std::swap(c[j * hc + k], c[k * hc + j]);
       collapse(pre.data(), in, hc, d, y.row<float>(r));
     }
   });
@@ -90,14 +110,16 @@ void CpuBackend::hc_post(HcParams p, const Tensor& f, const Tensor& x, const Ten
                          const Tensor& out) {
   const int64_t hc = p.hc_mult, d = p.hidden;
   PLUMB_CHECK(f.dtype == DType::dtype_f32 && f.cols == d && x.cols == hc * d && out.cols == hc * d);
+  const ControlId plant = planted_control();
+  const bool transposed = plant == kPostCombTransposed, post_ignored = plant == kPostIgnored;
   for (int64_t r = 0; r < x.rows; ++r) {
     const float *in = x.row<float>(r), *fr = f.row<float>(r), *po = post.row<float>(r), *c = comb.row<float>(r);
     float* o = out.row<float>(r);
     for (int64_t k = 0; k < hc; ++k)
       for (int64_t j = 0; j < d; ++j) {
         float s = 0.0f;
-        for (int64_t src = 0; src < hc; ++src) s += c[src * hc + k] * in[src * d + j];
-        o[k * d + j] = bf16(po[k] * fr[j] + s);
+        for (int64_t src = 0; src < hc; ++src) s += c[transposed ? k * hc + src : src * hc + k] * in[src * d + j];
+        o[k * d + j] = bf16((post_ignored ? 1.0f : po[k]) * fr[j] + s);
       }
   }
 }
@@ -107,9 +129,10 @@ void CpuBackend::hc_head(HcParams p, const HcWeights& w, const Tensor& x, const 
   PLUMB_CHECK(x.dtype == DType::dtype_f32 && x.cols == n && y.cols == d && w.fn.rows == hc && w.fn.cols == n);
   const std::vector<float> fn = decode_all(w.fn), base = decode_all(w.base), scale = decode_all(w.scale);
   std::vector<float> mix(static_cast<size_t>(hc));
+  const int64_t rms_n = planted(kHeadRmsOverFirstStream) ? d : n;
   for (int64_t r = 0; r < x.rows; ++r) {
     const float* in = x.row<float>(r);
-    mixes(fn, hc, in, n, float(p.norm_eps), mix.data());
+    mixes(fn, hc, in, n, rms_n, float(p.norm_eps), mix.data());
     for (int64_t k = 0; k < hc; ++k)
       mix[size_t(k)] = sigmoid_f32(mix[size_t(k)] * scale[0] + base[size_t(k)]) + float(p.hc_eps);
     collapse(mix.data(), in, hc, d, y.row<float>(r));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "kernels/control.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/release_math.h"
 #include "kernels/parallel.h"
@@ -18,6 +19,23 @@ namespace plumb::kernels::cpu {
 namespace {
 
 constexpr int64_t kFp4Block = 32;
+
+const ControlId kBiasIgnoredInChoice =
+    register_control("router", "bias_ignored_in_choice", "experts are chosen by score without the bias");
+const ControlId kHashReadsNextToken =
+    register_control("router", "hash_reads_next_token", "hash routing reads the next token's table row");
+const ControlId kBiasInWeights =
+    register_control("router", "bias_in_weights", "the routing weights use the biased scores");
+const ControlId kRouteScaleSkipped = register_control("router", "route_scale_skipped", "route_scale is not applied");
+const ControlId kExpertsRowsReadFirstRow = register_control(
+    "fp4_experts", "rows_read_pass_first_row", "every row of an expert's list reads the list's first row");
+const ControlId kExpertsScalePer64 = register_control(
+    "fp4_experts", "scale_per_64", "odd 32-wide K blocks use the even block's weight scale (one scale per 64)");
+const ControlId kExpertsNoClamp = register_control("fp4_experts", "no_clamp", "the SwiGLU clamp is left out");
+const ControlId kSummedInRoutingOrder = register_control(
+    "fp4_experts", "summed_in_routing_order", "expert outputs are summed in routing order instead of ascending id");
+const ControlId kSharedClamped =
+    register_control("shared_expert", "clamped", "the shared expert clamps its SwiGLU as the routed ones do");
 
 float softplus_f32(float v) { return v > 20.0f ? v : float(std::log1p(std::exp(double(v)))); }
 
@@ -34,11 +52,13 @@ struct Assignment {  // a row routed to an expert: the row and the expert's plac
 };
 
 // One output of an FP4 GEMM for a quantized activation: per 32-block, acc += (sum q*w) * act_scale * w_scale.
-float fp4_dot(const float* q, const float* act_scale, const float* w, const float* w_scale, int64_t k) {
+// scale_mask ~0 in production; ~1 plants a scale per 64.
+float fp4_dot(const float* q, const float* act_scale, const float* w, const float* w_scale, int64_t k,
+              int64_t scale_mask) {
   float acc = 0.0f;
   for (int64_t b = 0; b < k / kFp4Block; ++b)
     acc += dot_f32(q + b * kFp4Block, w + b * kFp4Block, kFp4Block) * act_scale[(b * kFp4Block) / kActBlock] *
-           w_scale[b];
+           w_scale[b & scale_mask];
   return acc;
 }
 
@@ -63,9 +83,11 @@ void CpuBackend::route(RouterParams p, const RouterWeights& w, const Tensor& x, 
   std::vector<float> logits_buffer(size_t(x.rows * p.experts));
   const Tensor logits = Tensor::of(logits_buffer.data(), DType::dtype_f32, x.rows, p.experts);
   linear({.output = Rounding::f32}, w.gate, x, logits);
+  const ControlId plant = planted_control();
   std::vector<float> bias(size_t(p.experts), 0.0f);
-  if (!p.hash) decode_weight_row(w.bias, 0, 0, p.experts, bias.data());
-  const float route_scale = float(p.route_scale);
+  if (!p.hash && plant != kBiasIgnoredInChoice) decode_weight_row(w.bias, 0, 0, p.experts, bias.data());
+  const float route_scale = plant == kRouteScaleSkipped ? 1.0f : float(p.route_scale);
+  const bool next_token = plant == kHashReadsNextToken;
   for (int64_t r = 0; r < x.rows; ++r) {
     std::vector<float> score(size_t(p.experts)), biased(size_t(p.experts));
     for (int64_t e = 0; e < p.experts; ++e) {
@@ -75,18 +97,20 @@ void CpuBackend::route(RouterParams p, const RouterWeights& w, const Tensor& x, 
     std::vector<int64_t> chosen(size_t(p.topk));
     double gap = std::numeric_limits<double>::infinity();
     if (p.hash) {
-      for (int64_t i = 0; i < p.topk; ++i) chosen[size_t(i)] = int64_t(weight_value(w.tid2eid, tokens[size_t(r)], i));
+      const int64_t token = next_token ? (tokens[size_t(r)] + 1) % w.tid2eid.rows : tokens[size_t(r)];
+      for (int64_t i = 0; i < p.topk; ++i) chosen[size_t(i)] = int64_t(weight_value(w.tid2eid, token, i));
     } else {
       const TopK<float> top = top_k(std::span<const float>(biased), p.topk);
       chosen = top.order;
       gap = top.margin;
     }
+    const std::vector<float>& weighed = plant == kBiasInWeights ? biased : score;
     float sum = 0.0f;
-    for (int64_t e : chosen) sum += score[size_t(e)];
+    for (int64_t e : chosen) sum += weighed[size_t(e)];
     for (int64_t i = 0; i < p.topk; ++i) {
       PLUMB_CHECK(chosen[size_t(i)] >= 0 && chosen[size_t(i)] < p.experts);
       ids.row<int32_t>(r)[i] = int32_t(chosen[size_t(i)]);
-      weights.row<float>(r)[i] = score[size_t(chosen[size_t(i)])] / sum * route_scale;
+      weights.row<float>(r)[i] = weighed[size_t(chosen[size_t(i)])] / sum * route_scale;
     }
     if (margin) margin->row<float>(r)[0] = float(gap);
   }
@@ -111,7 +135,9 @@ void CpuBackend::routed_experts(ExpertParams p, std::span<const ExpertWeights> e
     quantize_fp8_activation(x.row<float>(r), p.hidden, xq.data() + r * p.hidden, xs.data() + r * hidden_blocks);
   std::vector<float> h(size_t(x.rows * k * p.inter)), hq(h.size()), hs(size_t(x.rows * k * inter_blocks));
   std::vector<float> o(size_t(x.rows * k * p.hidden));
-  const float limit = float(p.swiglu_limit);
+  const ControlId plant = planted_control();
+  const float limit = plant == kExpertsNoClamp ? 0.0f : float(p.swiglu_limit);
+  const int64_t scale_mask = plant == kExpertsScalePer64 ? ~int64_t(1) : ~int64_t(0);
   parallel_chunks(n_experts, 1, [&](int64_t e0, int64_t e1) {
     std::vector<float> w1(size_t(p.hidden)), w3(size_t(p.hidden)), w2(size_t(p.inter));
     std::vector<float> s1(size_t(p.hidden / kFp4Block)), s3(s1.size()), s2(size_t(p.inter / kFp4Block));
@@ -123,10 +149,11 @@ void CpuBackend::routed_experts(ExpertParams p, std::span<const ExpertWeights> e
         fp4_row(ew.w1, j, w1.data(), s1.data());
         fp4_row(ew.w3, j, w3.data(), s3.data());
         for (const Assignment& a : list) {
-          const float* q = xq.data() + a.row * p.hidden;
-          const float* qs = xs.data() + a.row * hidden_blocks;
-          const float gate = bf16(fp4_dot(q, qs, w1.data(), s1.data(), p.hidden));
-          const float up = bf16(fp4_dot(q, qs, w3.data(), s3.data(), p.hidden));
+          const int64_t source = plant == kExpertsRowsReadFirstRow ? list.front().row : a.row;
+          const float* q = xq.data() + source * p.hidden;
+          const float* qs = xs.data() + source * hidden_blocks;
+          const float gate = bf16(fp4_dot(q, qs, w1.data(), s1.data(), p.hidden, scale_mask));
+          const float up = bf16(fp4_dot(q, qs, w3.data(), s3.data(), p.hidden, scale_mask));
           h[size_t((a.row * k + a.slot) * p.inter + j)] = swiglu(gate, up, limit, weights.row<float>(a.row)[a.slot]);
         }
       }
@@ -139,7 +166,8 @@ void CpuBackend::routed_experts(ExpertParams p, std::span<const ExpertWeights> e
         for (const Assignment& a : list) {
           const int64_t at = a.row * k + a.slot;
           o[size_t(at * p.hidden + c)] =
-              bf16(fp4_dot(hq.data() + at * p.inter, hs.data() + at * inter_blocks, w2.data(), s2.data(), p.inter));
+              bf16(fp4_dot(hq.data() + at * p.inter, hs.data() + at * inter_blocks, w2.data(), s2.data(), p.inter,
+                           scale_mask));
         }
       }
     }
@@ -147,8 +175,9 @@ void CpuBackend::routed_experts(ExpertParams p, std::span<const ExpertWeights> e
   for (int64_t r = 0; r < x.rows; ++r) {
     std::vector<int64_t> slots(static_cast<size_t>(k));
     for (int64_t i = 0; i < k; ++i) slots[size_t(i)] = i;
-    std::sort(slots.begin(), slots.end(),
-              [&](int64_t a, int64_t b) { return ids.row<int32_t>(r)[a] < ids.row<int32_t>(r)[b]; });
+    if (plant != kSummedInRoutingOrder)
+      std::sort(slots.begin(), slots.end(),
+                [&](int64_t a, int64_t b) { return ids.row<int32_t>(r)[a] < ids.row<int32_t>(r)[b]; });
     float* acc = out.row<float>(r);
     std::fill(acc, acc + p.hidden, 0.0f);
     for (int64_t i : slots)
@@ -164,7 +193,8 @@ void CpuBackend::shared_expert(ExpertParams p, const ExpertWeights& w, const Ten
   const LinearParams fp8{.quantize_input = true};
   linear(fp8, w.w1, x, a);
   linear(fp8, w.w3, x, b);
-  for (size_t i = 0; i < a_buf.size(); ++i) a_buf[i] = swiglu(a_buf[i], b_buf[i], float(p.swiglu_limit), 1.0f);
+  const float limit = planted(kSharedClamped) ? 10.0f : float(p.swiglu_limit);
+  for (size_t i = 0; i < a_buf.size(); ++i) a_buf[i] = swiglu(a_buf[i], b_buf[i], limit, 1.0f);
   linear(fp8, w.w2, a, out);
 }
 

@@ -56,11 +56,13 @@ constexpr int64_t kActBlock = 128;  // FP8 activation quantization block along K
 void quantize_fp8_activation(const float* x, int64_t n, float* q, float* scale);
 
 // In place: blocks of `block` values rounded through e4m3 (FP8) or e2m1 (FP4) with a power-of-two scale, then
-// bf16 (release act_quant / fp4_act_quant with inplace=True).
+// bf16 (release act_quant / fp4_act_quant with inplace=True). Non-finite values, as the GPU's max and casts treat
+// them: a NaN is left out of the block maximum and stays NaN; an infinite maximum makes the scale 2^128, so an
+// infinity stays infinite and the block's finite values become 0.
 void simulate_fp8(float* x, int64_t n, int64_t block);
 void simulate_fp4(float* x, int64_t n, int64_t block);
 
-// The exponent e of the smallest power of two with amax / 2^e <= fmax, amax floored at `floor`.
+// The exponent e of the smallest power of two with amax / 2^e <= fmax, amax floored at `floor`; 128 for infinity.
 int ceil_log2_scale(float amax, float fmax, float floor);
 
 }  // namespace plumb::kernels::cpu

@@ -12,6 +12,7 @@ std::unique_ptr<Backend> make_cuda_backend() { fail("this plumb was built withou
 #include <map>
 #include <vector>
 
+#include "kernels/control.h"
 #include "kernels/cuda/device.h"
 #include "kernels/cuda/fp4_experts.h"
 #include "kernels/cuda/fp8_linear.h"
@@ -20,6 +21,34 @@ std::unique_ptr<Backend> make_cuda_backend() { fail("this plumb was built withou
 
 namespace plumb::kernels {
 namespace {
+
+// Planted controls of the CUDA ops (kernels/control.h), named as the CPU backend's with the family suffixed "_cuda".
+const ControlId kOutputScaleSkipped =
+    register_control("dense_linear_cuda", "output_scale_skipped", "the output scale is not applied");
+const ControlId kTokenOffByOne = register_control("embed_cuda", "token_off_by_one", "each row reads the next token's row");
+const ControlId kEpsDropped = register_control("rms_norm_cuda", "eps_dropped", "eps is left out of the mean square");
+const ControlId kInverseIgnored =
+    register_control("rope_cuda", "inverse_ignored", "the inverse rotation rotates forward");
+const ControlId kYarnIgnored = register_control("rope_cuda", "yarn_ignored", "YaRN is left out of the frequencies");
+const ControlId kSinkhornOneRound = register_control(
+    "mhc_pre_cuda", "sinkhorn_one_round", "Sinkhorn stops after the softmax and one column normalization");
+const ControlId kPostCombTransposed =
+    register_control("mhc_post_cuda", "comb_transposed", "comb is read destination-major (transposed)");
+const ControlId kApeRowOffByOne = register_control("compressor_project_cuda", "ape_row_off_by_one",
+                                                   "the position bias of the next position in the group is added");
+const ControlId kReluDropped =
+    register_control("indexer_cuda", "relu_dropped", "head logits are summed without the relu");
+const ControlId kSinkLeftOut =
+    register_control("window_attention_cuda", "sink_left_out", "the sink is left out of the softmax denominator");
+const ControlId kWindowOffByOne = register_control("window_attention_cuda", "window_off_by_one",
+                                                   "the oldest position of a full window is not attended");
+const ControlId kPaddingReadsRow0 =
+    register_control("sparse_attention_cuda", "padding_reads_row_0", "a -1 (padding) selection attends compressed row 0");
+const ControlId kHashReadsNextToken =
+    register_control("router_cuda", "hash_reads_next_token", "hash routing reads the next token's table row");
+const ControlId kRouteScaleSkipped = register_control("router_cuda", "route_scale_skipped", "route_scale is not applied");
+const ControlId kSharedClamped =
+    register_control("shared_expert_cuda", "clamped", "the shared expert clamps its SwiGLU as the routed ones do");
 
 void check(cudaError_t err, const char* what) {
   if (err != cudaSuccess) fail("CUDA error {} in {}", cudaGetErrorString(err), what);
@@ -111,6 +140,12 @@ class CudaBackend final : public Backend {
 
   void embed(const Weight& table, std::span<const int32_t> tokens, int64_t copies, const Tensor& out) override {
     for (int32_t t : tokens) PLUMB_CHECK(t >= 0 && t < table.rows);
+    if (planted(kTokenOffByOne)) {
+      std::vector<int32_t> next;
+      for (int32_t t : tokens) next.push_back(int32_t((t + 1) % table.rows));
+      cuda::ops::embed(ref(table), stage(next), copies, view(out), nullptr);
+      return;
+    }
     cuda::ops::embed(ref(table), stage(tokens), copies, view(out), nullptr);
   }
 
@@ -118,7 +153,8 @@ class CudaBackend final : public Backend {
     PLUMB_CHECK(x.dtype == DType::dtype_f32 && y.dtype == DType::dtype_f32 && x.rows == y.rows);
     PLUMB_CHECK(p.groups >= 1 && w.rows == y.cols && w.cols * p.groups == x.cols && w.rows % p.groups == 0);
     if (!p.quantize_input) {
-      cuda::ops::dense_linear(ref(w), p.groups, view(x), view(y), p.output == Rounding::bf16, float(p.output_scale), nullptr);
+      const float scale = planted(kOutputScaleSkipped) ? 1.0f : float(p.output_scale);
+      cuda::ops::dense_linear(ref(w), p.groups, view(x), view(y), p.output == Rounding::bf16, scale, nullptr);
       return;
     }
     PLUMB_CHECK(w.format == WeightFormat::fp8_blocks && p.groups == 1);
@@ -138,7 +174,7 @@ class CudaBackend final : public Backend {
   }
 
   void rms_norm(RmsNormParams p, const Weight& w, const Tensor& x, const Tensor& y) override {
-    cuda::ops::rms_norm(ref(w), p.eps, view(x), view(y), nullptr);
+    cuda::ops::rms_norm(ref(w), planted(kEpsDropped) ? 0.0 : p.eps, view(x), view(y), nullptr);
   }
   void head_rms_norm(HeadNormParams p, const Tensor& x) override {
     PLUMB_CHECK(x.cols == p.heads * p.head_dim);
@@ -146,6 +182,9 @@ class CudaBackend final : public Backend {
   }
   void rope(RopeParams p, std::span<const int64_t> positions, const Tensor& x) override {
     PLUMB_CHECK(int64_t(positions.size()) == x.rows && x.cols % p.head_dim == 0);
+    const ControlId plant = planted_control();
+    if (plant == kInverseIgnored) p.inverse = false;
+    if (plant == kYarnIgnored) p.yarn_original = 0;
     cuda::ops::rope(p.head_dim, p.rope_dims, p.inverse, frequencies(p), stage(positions), view(x), nullptr);
   }
   void quant_sim(QuantSimParams p, const Tensor& x) override {
@@ -156,11 +195,14 @@ class CudaBackend final : public Backend {
 
   void hc_pre(HcParams p, const HcWeights& w, const Tensor& x, const Tensor& y, const Tensor& post,
               const Tensor& comb) override {
+    if (planted(kSinkhornOneRound)) p.sinkhorn_iters = 1;
     cuda::ops::hc_pre(hc(p), ref(w.fn), ref(w.base), ref(w.scale), view(x), view(y), view(post), view(comb), nullptr);
   }
   void hc_post(HcParams p, const Tensor& f, const Tensor& x, const Tensor& post, const Tensor& comb,
                const Tensor& out) override {
-    cuda::ops::hc_post(hc(p), view(f), view(x), view(post), view(comb), view(out), nullptr);
+    cuda::ops::HcArgs args = hc(p);
+    args.comb_transposed = planted(kPostCombTransposed);
+    cuda::ops::hc_post(args, view(f), view(x), view(post), view(comb), view(out), nullptr);
   }
   void hc_head(HcParams p, const HcWeights& w, const Tensor& x, const Tensor& y) override {
     cuda::ops::hc_head(hc(p), ref(w.fn), ref(w.base), ref(w.scale), view(x), view(y), nullptr);
@@ -171,6 +213,12 @@ class CudaBackend final : public Backend {
     PLUMB_CHECK(int64_t(positions.size()) == x.rows);
     cuda::ops::dense_linear(ref(w.wkv), 1, view(x), view(kv), false, 1.0f, nullptr);
     cuda::ops::dense_linear(ref(w.wgate), 1, view(x), view(score), false, 1.0f, nullptr);
+    if (planted(kApeRowOffByOne)) {
+      std::vector<int64_t> next(positions.begin(), positions.end());
+      for (auto& pos : next) ++pos;
+      cuda::ops::add_position_bias(ref(w.ape), p.ratio, stage(next), view(score), nullptr);
+      return;
+    }
     cuda::ops::add_position_bias(ref(w.ape), p.ratio, stage(positions), view(score), nullptr);
   }
   void compress_pool(CompressParams p, const Tensor& kv_ring, const Tensor& score_ring,
@@ -183,7 +231,7 @@ class CudaBackend final : public Backend {
 
   void indexer_topk(IndexerParams p, const Tensor& q, const Tensor& w, const Tensor& index_rows,
                     std::span<const TokenRow> rows, const Tensor& selected, const Tensor* margin) override {
-    const cuda::ops::IndexerArgs a{p.heads, p.head_dim, p.topk, p.ratio, p.rows_per_slot};
+    const cuda::ops::IndexerArgs a{p.heads, p.head_dim, p.topk, p.ratio, p.rows_per_slot, planted(kReluDropped)};
     auto* scratch = static_cast<float*>(indexer_scratch_.get(size_t(cuda::ops::indexer_scratch_floats(a, q.rows)) * 4));
     cuda::ops::indexer_topk(a, view(q), view(w), view(index_rows), stage_rows(rows), view(selected),
                             margin ? static_cast<float*>(margin->data) : nullptr, margin ? margin->stride : 0, scratch,
@@ -193,8 +241,18 @@ class CudaBackend final : public Backend {
   void attention(AttentionParams p, const Tensor& q, const Tensor& ring, const Tensor& compressed,
                  const Tensor* selected, const Weight& sinks, std::span<const TokenRow> rows,
                  const Tensor& out) override {
-    const cuda::ops::AttentionArgs a{p.heads, p.head_dim, float(p.softmax_scale), p.window, p.ring_rows,
-                                     p.compress_ratio, p.compressed_rows_per_slot, p.block};
+    const ControlId plant = planted_control();
+    // window_off_by_one: one position fewer; the ring is addressed as before.
+    const cuda::ops::AttentionArgs a{p.heads,
+                                     p.head_dim,
+                                     float(p.softmax_scale),
+                                     plant == kWindowOffByOne ? p.window - 1 : p.window,
+                                     p.ring_rows,
+                                     p.compress_ratio,
+                                     p.compressed_rows_per_slot,
+                                     p.block,
+                                     plant == kSinkLeftOut,
+                                     plant == kPaddingReadsRow0};
     const cuda::ops::View sel = selected ? view(*selected) : cuda::ops::View{};
     cuda::ops::attention(a, view(q), view(ring), view(compressed), selected ? &sel : nullptr, ref(sinks),
                          stage_rows(rows), view(out), nullptr);
@@ -205,9 +263,14 @@ class CudaBackend final : public Backend {
     auto* logits = static_cast<float*>(route_scratch_.get(size_t(x.rows * p.experts) * 4));
     const cuda::ops::View lv{logits, x.rows, p.experts, p.experts};
     cuda::ops::dense_linear(ref(w.gate), 1, view(x), lv, false, 1.0f, nullptr);
-    cuda::ops::route({p.experts, p.topk, float(p.route_scale), p.hash}, lv, ref(w.bias), ref(w.tid2eid),
-                     stage(tokens), view(ids), view(weights), margin ? static_cast<float*>(margin->data) : nullptr,
-                     margin ? margin->stride : 0, nullptr);
+    const ControlId plant = planted_control();
+    std::vector<int32_t> next_tokens;
+    if (plant == kHashReadsNextToken)
+      for (int32_t t : tokens) next_tokens.push_back(int32_t((t + 1) % w.tid2eid.rows));
+    const float route_scale = plant == kRouteScaleSkipped ? 1.0f : float(p.route_scale);
+    cuda::ops::route({p.experts, p.topk, route_scale, p.hash}, lv, ref(w.bias), ref(w.tid2eid),
+                     next_tokens.empty() ? stage(tokens) : stage(next_tokens), view(ids), view(weights),
+                     margin ? static_cast<float*>(margin->data) : nullptr, margin ? margin->stride : 0, nullptr);
   }
 
   void routed_experts(ExpertParams p, std::span<const ExpertWeights> experts, const Tensor& x, const Tensor& ids,
@@ -236,7 +299,8 @@ class CudaBackend final : public Backend {
     const LinearParams fp8{.quantize_input = true};
     linear(fp8, w.w1, x, ta);
     linear(fp8, w.w3, x, tb);
-    cuda::ops::swiglu(view(ta), view(tb), float(p.swiglu_limit), view(ta), nullptr);
+    const float limit = planted(kSharedClamped) ? 10.0f : float(p.swiglu_limit);
+    cuda::ops::swiglu(view(ta), view(tb), limit, view(ta), nullptr);
     linear(fp8, w.w2, ta, out);
   }
 

@@ -4,11 +4,15 @@
 // ascending, NaN last), so any correct sort picks the same rows.
 #include <cmath>
 
+#include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/ops_common.cuh"
 
 namespace plumb::cuda::ops {
 namespace {
+
+const kernels::ControlId kLastEntryDropped = kernels::register_control(
+    "compressor_pool_cuda", "last_entry_dropped", "the group's last token is left out of the pool");
 
 constexpr int kMaxSortEntries = 16384;  // indexer rows one query can rank in shared memory
 
@@ -21,10 +25,10 @@ __global__ void position_bias_kernel(WeightRef ape, int64_t ratio, const int64_t
 // One thread per channel: the CPU backend's three passes (max, sum of exps, weighted sum) in entry order; the
 // exps are recomputed rather than stored (the same float each time), so any ratio fits.
 __global__ void compress_pool_kernel(int64_t ratio, int64_t width, bool overlap, int64_t ring_rows, View kv_ring,
-                                     View score_ring, const int64_t* rows, View out) {
+                                     View score_ring, const int64_t* rows, View out, bool drop_last) {
   const int64_t i = blockIdx.x;
   const int64_t slot = rows[2 * i], group = rows[2 * i + 1];
-  const int64_t entries = (overlap ? 2 : 1) * ratio;
+  const int64_t entries = (overlap ? 2 : 1) * ratio - (drop_last ? 1 : 0);
   // Entry e: group j-1's first half (e < r) then group j's second half when overlapping; group -1 is skipped.
   auto ring_row = [&](int64_t e) -> int64_t {
     const bool previous = overlap && e < ratio;
@@ -101,7 +105,8 @@ __global__ void indexer_scores_kernel(IndexerArgs p, View q, View w, View index_
       float dot = 0.0f;
       for (int64_t c = 0; c < p.head_dim; ++c) dot += query[h * p.head_dim + c] * key[c];
       const float logit = bf16r(dot);
-      total += bf16r(fmaxf(logit, 0.0f) * head_weight[h]);
+      const float relu = isnan(logit) || p.relu_dropped ? logit : fmaxf(logit, 0.0f);  // relu keeps NaN
+      total += bf16r(relu * head_weight[h]);
     }
     scratch[r * p.rows_per_slot + t] = bf16r(total);
   }
@@ -151,6 +156,7 @@ __global__ void attention_kernel(AttentionArgs p, View q, View ring, View compre
     }
     const int64_t i = e - p.window;
     const int64_t j = has_selected ? int64_t(row_ptr<const int32_t>(selected, r)[i]) : i;
+    if (j < 0 && p.padding_reads_row_0) return row_ptr<const float>(compressed, slot * p.compressed_rows_per_slot);
     return j < 0 ? nullptr : row_ptr<const float>(compressed, slot * p.compressed_rows_per_slot + j);
   };
   for (int64_t c = threadIdx.x; c < d; c += blockDim.x) acc[c] = 0.0f;
@@ -173,9 +179,14 @@ __global__ void attention_kernel(AttentionArgs p, View q, View ring, View compre
     __syncthreads();
     if (threadIdx.x == 0) {
       float block_max = -INFINITY;
+      bool nan_logit = false;
       for (int64_t v = b0; v < b1; ++v)
-        if (key_of(v)) block_max = fmaxf(block_max, logit[v - b0]);
-      any_valid = block_max != -INFINITY;
+        if (key_of(v)) {
+          block_max = fmaxf(block_max, logit[v - b0]);
+          nan_logit = nan_logit || isnan(logit[v - b0]);
+        }
+      // A NaN logit is not skipped with the empty blocks (fmaxf drops it): it makes the output NaN.
+      any_valid = block_max != -INFINITY || nan_logit;
       if (any_valid) {
         const float new_max = fmaxf(running_max, block_max);
         alpha = exp_f32(running_max - new_max);
@@ -205,7 +216,7 @@ __global__ void attention_kernel(AttentionArgs p, View q, View ring, View compre
     }
     __syncthreads();
   }
-  if (threadIdx.x == 0) denominator += exp_f32(weight_at(sinks, 0, h) - running_max);
+  if (threadIdx.x == 0 && !p.sink_left_out) denominator += exp_f32(weight_at(sinks, 0, h) - running_max);
   __syncthreads();
   for (int64_t c = threadIdx.x; c < d; c += blockDim.x) row_ptr<float>(out, r)[h * d + c] = bf16r(acc[c] / denominator);
 }
@@ -267,7 +278,7 @@ void compress_pool(int64_t ratio, int64_t width, bool overlap, int64_t ring_rows
                    const int64_t* rows, int64_t count, View out, Stream s) {
   if (count == 0) return;
   compress_pool_kernel<<<unsigned(count), 128, 0, cudaStream_t(s)>>>(ratio, width, overlap, ring_rows, kv_ring,
-                                                                     score_ring, rows, out);
+                                                                     score_ring, rows, out, kernels::planted(kLastEntryDropped));
   PLUMB_CUDA_LAUNCHED("compress_pool");
 }
 

@@ -44,6 +44,7 @@ void copy_rows(View src, const int64_t* src_rows, View dst, const int64_t* dst_r
 struct HcArgs {
   int64_t hc_mult, hidden, sinkhorn_iters;
   double hc_eps, norm_eps;
+  bool comb_transposed = false;  // planted control: hc_post reads comb destination-major
 };
 void hc_pre(const HcArgs& p, const WeightRef& fn, const WeightRef& base, const WeightRef& scale, View x, View y,
             View post, View comb, Stream s);
@@ -58,6 +59,7 @@ void compress_pool(int64_t ratio, int64_t width, bool overlap, int64_t ring_rows
 
 struct IndexerArgs {
   int64_t heads, head_dim, topk, ratio, rows_per_slot;
+  bool relu_dropped = false;  // planted control: head logits summed without the relu
 };
 // token_rows: device int64 pairs (slot, position) [q.rows]; margin may be null.
 void indexer_topk(const IndexerArgs& p, View q, View w, View index_rows, const int64_t* token_rows, View selected,
@@ -69,6 +71,7 @@ struct AttentionArgs {
   int64_t heads, head_dim;
   float softmax_scale;
   int64_t window, ring_rows, compress_ratio, compressed_rows_per_slot, block;
+  bool sink_left_out = false, padding_reads_row_0 = false;  // planted controls
 };
 void attention(const AttentionArgs& p, View q, View ring, View compressed, const View* selected,
                const WeightRef& sinks, const int64_t* token_rows, View out, Stream s);

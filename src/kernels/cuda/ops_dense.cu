@@ -2,11 +2,15 @@
 // sums, SwiGLU and row copies (release numerics; ops_cuda.h).
 #include <cmath>
 
+#include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/ops_common.cuh"
 
 namespace plumb::cuda::ops {
 namespace {
+
+const kernels::ControlId kScaleExponentOffByOne = kernels::register_control(
+    "act_quant_cuda", "scale_exponent_off_by_one", "the simulated rounding uses half the release's block scale");
 
 constexpr int kRowsPerPass = 8;
 
@@ -115,7 +119,7 @@ __device__ __forceinline__ float round_e2m1(float x) {
 }
 
 // FP8 (block of 64) or FP4 (block of 32) rounding simulation of one block: the release's inplace act_quant.
-__global__ void quant_sim_kernel(int format, int64_t block, int64_t col_begin, View x) {
+__global__ void quant_sim_kernel(int format, int64_t block, int64_t col_begin, View x, int scale_shift) {
   __shared__ float shared_max[32];
   float* v = row_ptr<float>(x, blockIdx.x) + col_begin + int64_t(blockIdx.y) * block;
   float amax = 0.0f;
@@ -128,12 +132,15 @@ __global__ void quant_sim_kernel(int format, int64_t block, int64_t col_begin, V
   int e;
   if (format == 0) {
     e = pow2_scale_exponent_dev(amax, 448.0f);
+  } else if (isinf(amax)) {
+    e = 128;  // as FP8's float32 scale overflows: an infinity stays infinite, finite values become 0
   } else {
     const double ratio = double(fmaxf(amax, 6.0f * ldexpf(1.0f, -126))) / 6.0;
     int ex;
     const double m = frexp(ratio, &ex);
     e = m == 0.5 ? ex - 1 : ex;
   }
+  e -= scale_shift;
   const float fmax = format == 0 ? 448.0f : 6.0f;
   for (int64_t i = threadIdx.x; i < block; i += blockDim.x) {
     float q = fminf(fmaxf(ldexpf(v[i], -e), -fmax), fmax);
@@ -225,7 +232,8 @@ void rope(int64_t head_dim, int64_t rope_dims, bool inverse, const float* freqs,
 void quant_sim(int format, int64_t block, int64_t col_begin, int64_t col_end, View x, Stream s) {
   if (x.rows == 0 || col_end <= col_begin) return;
   const dim3 grid(unsigned(x.rows), unsigned((col_end - col_begin) / block));
-  quant_sim_kernel<<<grid, 32 * unsigned((block + 31) / 32), 0, cudaStream_t(s)>>>(format, block, col_begin, x);
+  quant_sim_kernel<<<grid, 32 * unsigned((block + 31) / 32), 0, cudaStream_t(s)>>>(
+      format, block, col_begin, x, kernels::planted(kScaleExponentOffByOne) ? 1 : 0);
   PLUMB_CUDA_LAUNCHED("quant_sim");
 }
 

@@ -79,7 +79,7 @@ __global__ void hc_post_kernel(HcArgs p, View f, View x, View post, View comb, V
   const float* in = row_ptr<const float>(x, r);
   const float* c = row_ptr<const float>(comb, r);
   float s = 0.0f;
-  for (int64_t src = 0; src < hc; ++src) s += c[src * hc + k] * in[src * d + j];
+  for (int64_t src = 0; src < hc; ++src) s += c[p.comb_transposed ? k * hc + src : src * hc + k] * in[src * d + j];
   row_ptr<float>(out, r)[k * d + j] = bf16r(row_ptr<const float>(post, r)[k] * row_ptr<const float>(f, r)[j] + s);
 }
 

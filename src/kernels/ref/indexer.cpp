@@ -26,8 +26,10 @@ void RefBackend::indexer_topk(IndexerParams p, const Tensor& q, const Tensor& w,
       for (int64_t t = 0; t < visible; ++t) {
         const double* key = index_rows.row<double>(rows[size_t(r)].slot * p.rows_per_slot + t);
         double s = 0.0;
-        for (int64_t h = 0; h < p.heads; ++h)
-          s += w.row<double>(r)[h] * std::max(0.0, dot(q.row<double>(r) + h * p.head_dim, key, p.head_dim));
+        for (int64_t h = 0; h < p.heads; ++h) {
+          const double logit = dot(q.row<double>(r) + h * p.head_dim, key, p.head_dim);
+          s += w.row<double>(r)[h] * (std::isnan(logit) ? logit : std::max(0.0, logit));  // relu keeps NaN
+        }
         score[size_t(t)] = s;
       }
       const TopK<double> top = top_k(std::span<const double>(score), p.topk);
