@@ -33,12 +33,17 @@ for i, ((na, x), (nb, y)) in enumerate(zip(A, B)):
         line, parted = f'{bad} of {x.size} differ', bad > 0
     else:
         fin = np.isfinite(x) & np.isfinite(y)
-        nonfin = int((np.isfinite(x) != np.isfinite(y)).sum())
-        scale = max(float(np.abs(x[fin]).max()) if fin.any() else 0.0, 1e-30)
-        rel = float(np.abs(x[fin] - y[fin]).max()) / scale if fin.any() else 0.0
-        rows = np.abs(x - y).max(axis=1) / scale if x.size else np.zeros(0)
-        worst_row = int(np.nanargmax(rows)) if rows.size else -1
-        line, parted = f'rel {rel:.2e} (worst row {worst_row}) nonfinite-mismatch {nonfin}', rel > args.flag or nonfin > 0
+        # Non-finite values must match exactly (an infinite margin means "every row selected").
+        nonfin = int(((~fin) & ~((x == y) | (np.isnan(x) & np.isnan(y)))).sum())
+        diff = np.where(fin, np.abs(np.where(fin, x, 0) - np.where(fin, y, 0)), 0.0)
+        scale = max(float(np.abs(np.where(fin, x, 0)).max()) if x.size else 0.0, 1e-30)
+        rel = float(diff.max()) / scale if x.size else 0.0
+        worst_row = int(diff.max(axis=1).argmax()) if x.size else -1
+        changed = int((diff > 0).sum())
+        elem = float((diff / np.maximum(np.abs(np.where(fin, y, 0)), 1e-30)).max()) if x.size else 0.0
+        line = (f'rel {rel:.2e} (worst row {worst_row}) {changed} of {x.size} values differ, worst by {elem:.2e} of '
+                f'itself, nonfinite-mismatch {nonfin}')
+        parted = rel > args.flag or nonfin > 0
     mark = ''
     if parted and first is None:
         first, mark = i, '   <== first op past the flag'

@@ -1,84 +1,125 @@
-// The CUDA backend against the CPU backend, both release numerics, on the tiny model (issue: GPU release numerics
-// against CPU release numerics). The two differ only in float32 summation orders, which bf16 roundings and near-tie
-// routing or indexer choices can amplify, so the comparison is a tolerance and a greedy-agreement rate, reported;
-// exactness is within one backend (the other tests). Skips without a GPU.
+// The CUDA backend against the CPU backend, both release numerics, on tiny models (issue: GPU release numerics
+// against CPU release numerics). The two differ only in float32 summation orders. Release numerics round
+// activations to bf16 and FP8, so an order difference now and then moves one value across a rounding boundary, and
+// a random tiny model amplifies such a flip into a different logit vector a few tokens later. The yardstick for
+// that amplification is the model's own sensitivity: the CPU backend on a twin checkpoint with one bf16 weight one
+// ulp away (tools/compare_op_records.py shows the backends' first difference is such a flip: one bf16 value of an
+// rms_norm on bit-identical input). The checks: CUDA against CPU agrees on at least as many greedy tokens as the
+// one-ulp twin does, on the default tiny model and on one with scaled residual branches (a deep-net
+// initialisation that damps amplification); on the latter, >= 95% of 2048 positions agree and the logits are
+// within the stated tolerance (max 0.15, mean 0.02 of each row's largest |logit|; its one-ulp twin: 0.093, 0.012).
+// Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 
 #include "base/error.h"
+#include "io/checkpoint_folder.h"
 #include "test_support.h"
 #include "tiny_model.h"
 
 namespace plumb::test {
 namespace {
 
+constexpr int64_t kPrompts = 8, kLength = 256;
+
 struct Agreement {
   int64_t positions = 0, agree = 0;
   double worst = 0, mean = 0;
-  double worst_first = 0;  // at position 0 (no history: the per-token numerics alone)
 };
 
-// Greedy agreement and logit error of the two backends over 8 prompts of 256 random tokens.
-Agreement compare(const std::filesystem::path& dir) {
-  auto open = [&](const char* backend) {
-    return dsv4::Dsv4Model::open(dir, {.numerics = kernels::Numerics::release, .backend = backend, .slots = 1,
-                                       .max_rows_per_slot = 64, .max_context = 512, .name = "tiny"});
-  };
-  const auto cuda_model = open("cuda");
-  const auto cpu_model = open("cpu");
-  const size_t vocab = size_t(cpu_model->info().vocab_size);
-  int64_t positions = 0, agree = 0;
-  double worst = 0, sum = 0, worst_first = 0;
-  for (uint64_t prompt = 0; prompt < 8; ++prompt) {
-    const auto tokens = random_tokens(100 + prompt, 256, int32_t(vocab));
-    cuda_model->reset_slot(0);
-    cpu_model->reset_slot(0);
-    const auto a = run_chunks(*cuda_model, 0, tokens, 0, 256, {64});
-    const auto b = run_chunks(*cpu_model, 0, tokens, 0, 256, {64});
-    for (size_t p = 0; p < 256; ++p) {
-      const float* x = a.data() + p * vocab;
-      const float* y = b.data() + p * vocab;
-      double err = 0, scale = 0;
-      for (size_t v = 0; v < vocab; ++v) {
-        err = std::max(err, double(std::fabs(x[v] - y[v])));
-        scale = std::max(scale, double(std::fabs(y[v])));
-      }
-      worst = std::max(worst, err / scale);
-      if (p == 0) worst_first = std::max(worst_first, err / scale);
-      sum += err / scale;
-      agree += (std::max_element(x, x + vocab) - x) == (std::max_element(y, y + vocab) - y);
-      ++positions;
-    }
-  }
-  return {positions, agree, worst, sum / double(positions), worst_first};
+std::unique_ptr<dsv4::Dsv4Model> open_release(const std::filesystem::path& dir, const char* backend) {
+  return dsv4::Dsv4Model::open(dir, {.numerics = kernels::Numerics::release, .backend = backend, .slots = 1,
+                                     .max_rows_per_slot = 64, .max_context = 512, .name = "tiny"});
 }
 
-void print(const char* what, const Agreement& a) {
-  std::printf("cuda vs cpu release, %s: %lld positions, greedy agreement %lld (%.1f%%), max rel err %.3g, mean %.3g, "
-              "worst at position 0 %.3g\n",
-              what, (long long)a.positions, (long long)a.agree, 100.0 * double(a.agree) / double(a.positions), a.worst,
-              a.mean, a.worst_first);
+// Greedy agreement and logit error (relative to the row's largest |logit|) of two models over kPrompts prompts of
+// kLength random tokens, prefilled in chunks of 64.
+Agreement compare(model::Model& a, model::Model& b) {
+  const size_t vocab = size_t(a.info().vocab_size);
+  Agreement r;
+  double sum = 0;
+  for (int64_t prompt = 0; prompt < kPrompts; ++prompt) {
+    const auto tokens = random_tokens(uint64_t(100 + prompt), kLength, int32_t(vocab));
+    a.reset_slot(0);
+    b.reset_slot(0);
+    const auto x = run_chunks(a, 0, tokens, 0, kLength, {64});
+    const auto y = run_chunks(b, 0, tokens, 0, kLength, {64});
+    for (int64_t p = 0; p < kLength; ++p) {
+      const float* u = x.data() + size_t(p) * vocab;
+      const float* v = y.data() + size_t(p) * vocab;
+      double err = 0, scale = 0;
+      for (size_t i = 0; i < vocab; ++i) {
+        err = std::max(err, double(std::fabs(u[i] - v[i])));
+        scale = std::max(scale, double(std::fabs(v[i])));
+      }
+      const double rel = err / scale;
+      r.worst = std::max(r.worst, rel);
+      sum += rel;
+      r.agree += (std::max_element(u, u + vocab) - u) == (std::max_element(v, v + vocab) - v);
+      ++r.positions;
+    }
+  }
+  r.mean = sum / double(r.positions);
+  return r;
+}
+
+// A copy of the checkpoint in `dir` with the lowest mantissa bit of layer 0's first attn_norm weight flipped.
+std::filesystem::path one_ulp_twin(const std::filesystem::path& dir, const std::filesystem::path& twin) {
+  std::filesystem::copy(dir, twin);
+  const auto folder = io::CheckpointFolder::open(twin);
+  const auto ref = folder.find("layers.0.attn_norm.weight");
+  if (!ref) fail("{}: no layers.0.attn_norm.weight", twin.string());
+  std::fstream f(ref->file->path(), std::ios::in | std::ios::out | std::ios::binary);
+  char low = 0;
+  f.seekg(std::streamoff(ref->info->offset));  // bf16 little-endian: the first byte holds the lowest bits
+  f.read(&low, 1);
+  low = char(low ^ 1);
+  f.seekp(std::streamoff(ref->info->offset));
+  f.write(&low, 1);
+  if (!f) fail("{}: cannot patch", ref->file->path().string());
+  return twin;
+}
+
+void print(const char* model, const char* what, const Agreement& a) {
+  std::printf("%s, %s: %lld positions, greedy agreement %lld (%.1f%%), max rel err %.3g, mean %.3g\n", model, what,
+              (long long)a.positions, (long long)a.agree, 100.0 * double(a.agree) / double(a.positions), a.worst,
+              a.mean);
+}
+
+// CUDA against CPU on one checkpoint, with the one-ulp twin as the yardstick.
+Agreement check_model(const char* label, const std::filesystem::path& dir, const std::filesystem::path& scratch) {
+  const auto cuda = open_release(dir, "cuda");
+  const auto cpu = open_release(dir, "cpu");
+  const auto twin = open_release(one_ulp_twin(dir, scratch / "twin"), "cpu");
+  const Agreement backends = compare(*cuda, *cpu);
+  const Agreement sensitivity = compare(*twin, *cpu);
+  print(label, "cuda vs cpu release", backends);
+  print(label, "cpu release vs its one-ulp twin (the model's sensitivity)", sensitivity);
+  EXPECT_GE(backends.agree, sensitivity.agree) << label << ": CUDA is further from CPU than one bf16 rounding";
+  return backends;
 }
 
 TEST(CudaVsCpu, ReleaseLogitsAgreeOnGreedyTokens) {
   PLUMB_SKIP_UNLESS_BACKEND((ModelCase{kernels::Numerics::release, "cuda"}));
-  // The default tiny model routes on near-ties (random gate scores close together), so any rounding difference
-  // flips experts and indexer rows; its figures are reported. The bar applies to a tiny model with clear choices:
-  // gate weights scaled up and index_topk past the 64 compressed rows a 256-token prompt has.
-  print("default tiny model (reported)", compare(tiny_checkpoint_dir()));
-  ScratchDir dir;
+  ScratchDir scratch;
+  std::filesystem::create_directories(scratch.path() / "default");
+  check_model("default tiny model", tiny_checkpoint_dir(), scratch.path() / "default");
+
   dsv4::TinySpec spec;
   spec.seed = 7;
-  spec.gate_scale = 8.0;
-  spec.index_topk = 64;
-  dsv4::write_tiny_checkpoint(dir.path() / "clear", spec);
-  const Agreement a = compare(dir.path() / "clear");
-  print("clear-margin tiny model", a);
+  spec.gate_scale = 8.0;       // routing with clear margins
+  spec.index_topk = 64;        // every compressed row a 256-token prompt has is selected
+  spec.residual_scale = 0.1;   // residual branches scaled down, as deep nets are initialised
+  dsv4::write_tiny_checkpoint(scratch.path() / "damped" / "model", spec);
+  const Agreement a = check_model("damped tiny model", scratch.path() / "damped" / "model", scratch.path() / "damped");
   EXPECT_GE(a.positions, 2000);
   EXPECT_GE(double(a.agree), 0.95 * double(a.positions));
+  EXPECT_LE(a.worst, 0.15);
+  EXPECT_LE(a.mean, 0.02);
 }
 
 }  // namespace

@@ -94,7 +94,7 @@ void write_tiny_checkpoint(const std::filesystem::path& out_dir, const TinySpec&
   // Shard by block so each shard holds whole layers: model-wide tensors go with block 0.
   std::vector<std::vector<io::TensorData>> shards(static_cast<size_t>(spec.shards));
   const std::vector<PlannedTensor> plan = plan_tensors(config);
-  std::vector<io::TensorData> tensors = generate_tiny_tensors(config, spec.seed, spec.gate_scale);
+  std::vector<io::TensorData> tensors = generate_tiny_tensors(config, spec.seed, spec.gate_scale, spec.residual_scale);
   PLUMB_CHECK(plan.size() == tensors.size());
   json weight_map = json::object();
   uint64_t total = 0;

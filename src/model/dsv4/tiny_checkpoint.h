@@ -30,6 +30,7 @@ struct TinySpec {
   int shards = 2;
   uint64_t seed = 0;
   double gate_scale = 1.0;  // router gate weight scale: larger gives routing with clear margins (comparisons)
+  double residual_scale = 1.0;  // residual branch output scale: smaller gives a less chaotic model (comparisons)
 };
 
 // The config a spec describes (release rope: theta 1e4, compressed 1.6e5 with YaRN x16 from 65536).

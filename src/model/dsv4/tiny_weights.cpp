@@ -152,7 +152,8 @@ Fp4Blocks quantize_fp4_blocks(std::span<const float> w, int64_t out, int64_t in)
   return q;
 }
 
-std::vector<io::TensorData> generate_tiny_tensors(const Config& config, uint64_t seed, double gate_scale) {
+std::vector<io::TensorData> generate_tiny_tensors(const Config& config, uint64_t seed, double gate_scale,
+                                                  double residual_scale) {
   const std::vector<PlannedTensor> plan = plan_tensors(config);
   std::vector<io::TensorData> out;
   out.reserve(plan.size());
@@ -166,7 +167,8 @@ std::vector<io::TensorData> generate_tiny_tensors(const Config& config, uint64_t
       const bool fp8 = t.kind == TensorKind::fp8_weight;
       PLUMB_CHECK(scale.kind == (fp8 ? TensorKind::fp8_scale : TensorKind::fp4_scale));
       const int64_t rows = t.shape[0], k = fp8 ? t.shape[1] : t.shape[1] * 2;
-      const std::vector<float> w = draw(draws, rows * k, 1.0 / std::sqrt(double(k)));
+      const bool branch_out = t.name.ends_with(".wo_b.weight") || t.name.ends_with(".w2.weight");
+      const std::vector<float> w = draw(draws, rows * k, (branch_out ? residual_scale : 1.0) / std::sqrt(double(k)));
       if (fp8) {
         const Fp8Blocks q = quantize_fp8_blocks(w, rows, k);
         out.push_back({t.name, t.dtype, t.shape, to_bytes(q.codes)});

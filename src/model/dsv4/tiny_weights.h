@@ -29,7 +29,9 @@ struct Fp4Blocks {
 Fp4Blocks quantize_fp4_blocks(std::span<const float> w, int64_t out, int64_t in);
 
 // Every tensor of plan_tensors(config), filled.
-// gate_scale multiplies the router gate's weights (1: the default model; larger: routing choices with clear margins).
-std::vector<io::TensorData> generate_tiny_tensors(const Config& config, uint64_t seed, double gate_scale = 1.0);
+// gate_scale multiplies the router gate's weights (1: the default model; larger: routing choices with clear margins);
+// residual_scale multiplies the last projection of every residual branch (attention wo_b, expert w2).
+std::vector<io::TensorData> generate_tiny_tensors(const Config& config, uint64_t seed, double gate_scale = 1.0,
+                                                  double residual_scale = 1.0);
 
 }  // namespace plumb::dsv4
