@@ -1,0 +1,49 @@
+// Routed FP4 experts on the GPU with the release numerics: activations quantized per 128 to e4m3; per K block of
+// 32 one m16n8k32 MMA (e2m1 converts exactly to e4m3) gives the block's sum, promoted as
+// acc += block * s_act * s_weight in fp32; w1/w3 outputs rounded to bf16, h = silu(min(g, L)) * clamp(u, -L, L)
+// * routing weight in fp32 -> bf16, quantized, w2 the same way -> bf16; a row's experts summed in fp32 in ascending
+// expert id, then the shared expert's output, rounded to bf16.
+//
+// The point of the design: rows routed to the same expert share one pass over its weights (a pass takes 8, 16 or
+// 32 rows), so 16 rows on the same experts cost little more than one. Each row's arithmetic is the same whatever
+// else shares its pass, so bits do not depend on the launch. Weights are uploaded once in a fragment-ordered layout
+// (shuffle_fp4_matrix) so a warp streams 1 KiB of contiguous bytes per step.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace plumb::cuda {
+
+// Bytes of a [rows, cols] FP4 matrix (cols values per row) after shuffle_fp4_matrix, codes and scales.
+size_t fp4_shuffled_code_bytes(int64_t rows, int64_t cols);
+size_t fp4_shuffled_scale_bytes(int64_t rows, int64_t cols);
+// Host-side re-layout of one release-format FP4 matrix: codes [rows, cols/2] (two e2m1 per byte, low nibble first),
+// scales [rows, cols/32] E8M0. rows a multiple of 16, cols of 128.
+void shuffle_fp4_matrix(const uint8_t* codes, const uint8_t* scales, int64_t rows, int64_t cols, uint8_t* out_codes,
+                        uint8_t* out_scales);
+
+struct Fp4ExpertsView {
+  // Per expert, in shuffled layout: w1 and w3 ([inter, hidden]) then w2 ([hidden, inter]).
+  const uint8_t* w13_codes = nullptr;   // experts x 2 x fp4_shuffled_code_bytes(inter, hidden)
+  const uint8_t* w13_scales = nullptr;  // experts x 2 x fp4_shuffled_scale_bytes(inter, hidden)
+  const uint8_t* w2_codes = nullptr;    // experts x fp4_shuffled_code_bytes(hidden, inter)
+  const uint8_t* w2_scales = nullptr;   // experts x fp4_shuffled_scale_bytes(hidden, inter)
+  int64_t experts = 0, hidden = 0, inter = 0;
+  float swiglu_limit = 0;  // 0: no clamp
+};
+
+struct ExpertRoutingView {
+  const int32_t* ids = nullptr;    // [rows, top_k] expert ids
+  const float* weights = nullptr;  // [rows, top_k] routing weights
+  int32_t top_k = 0;
+};
+
+size_t fp4_experts_workspace_bytes(const Fp4ExpertsView& w, int64_t rows, int32_t top_k);
+
+// y [rows, hidden] bf16 = sum over each row's experts (ascending id) + shared (bf16 [rows, hidden], or null).
+// rows_per_pass: 8, 16 or 32 rows share a weight pass (0: by row count); every choice gives the same bits.
+void fp4_experts(const Fp4ExpertsView& w, const uint16_t* x, int64_t rows, const ExpertRoutingView& routing,
+                 const uint16_t* shared, uint16_t* y, void* workspace, int rows_per_pass, void* stream);
+
+}  // namespace plumb::cuda

@@ -1,0 +1,37 @@
+// Host-side FP4 weight re-layout for the GPU experts kernel (plain C++, no CUDA needed): for each tile of 16 rows
+// and each 128-wide K super-block, lane (g, t) of a warp finds its 32 bytes together: for blocks j = 0..3 of 32,
+// 4 bytes of row g then 4 bytes of row g+8, each the values 8t..8t+7 of that block. Scales per tile and
+// super-block as [16 rows][4 blocks]. A pure permutation: values and scales are copied, never changed.
+#include <cstring>
+
+#include "base/error.h"
+#include "kernels/cuda/fp4_experts.h"
+
+namespace plumb::cuda {
+
+size_t fp4_shuffled_code_bytes(int64_t rows, int64_t cols) { return size_t(rows * cols / 2); }
+size_t fp4_shuffled_scale_bytes(int64_t rows, int64_t cols) { return size_t(rows * cols / 32); }
+
+void shuffle_fp4_matrix(const uint8_t* codes, const uint8_t* scales, int64_t rows, int64_t cols, uint8_t* out_codes,
+                        uint8_t* out_scales) {
+  if (rows % 16 != 0 || cols % 128 != 0) fail("FP4 matrix [{}, {}]: rows must be a multiple of 16 and columns of 128", rows, cols);
+  const int64_t supers = cols / 128, row_bytes = cols / 2, scale_cols = cols / 32;
+  for (int64_t mt = 0; mt < rows / 16; ++mt) {
+    for (int64_t sb = 0; sb < supers; ++sb) {
+      uint8_t* tile = out_codes + (mt * supers + sb) * 1024;
+      for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane >> 2, t = lane & 3;
+        for (int j = 0; j < 4; ++j) {
+          const int64_t byte_in_row = sb * 64 + j * 16 + t * 4;  // values 8t..8t+7 of block j
+          std::memcpy(tile + lane * 32 + j * 8, codes + (mt * 16 + g) * row_bytes + byte_in_row, 4);
+          std::memcpy(tile + lane * 32 + j * 8 + 4, codes + (mt * 16 + g + 8) * row_bytes + byte_in_row, 4);
+        }
+      }
+      uint8_t* st = out_scales + (mt * supers + sb) * 64;
+      for (int r = 0; r < 16; ++r)
+        for (int j = 0; j < 4; ++j) st[r * 4 + j] = scales[(mt * 16 + r) * scale_cols + sb * 4 + j];
+    }
+  }
+}
+
+}  // namespace plumb::cuda

@@ -1,0 +1,35 @@
+// FP8 linear on the GPU with the release numerics (DSV4.md section 4): activations quantized per row in blocks
+// of 128 along K to e4m3 with a power-of-two scale; per 128-block the e4m3 products are summed by the matrix unit
+// (mma.sync m16n8k32, four per block), then promoted: acc += block * (s_act * s_weight) in fp32; output bf16.
+//
+// Row invariance: output features are the MMA's M, rows its N; every row, whatever its neighbours or the row
+// count, goes through the same instructions in the same K order, and K is split into a number of pieces fixed by
+// the weight's shape (never by the row count), summed in ascending order. Padding rows are computed, never written.
+// Plain C++ header: device pointers are passed as plain pointers; `stream` is a cudaStream_t (0: default).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace plumb::cuda {
+
+struct Fp8WeightView {
+  const uint8_t* codes = nullptr;   // e4m3 [n, k], row-major
+  const uint8_t* scales = nullptr;  // E8M0 [ceil(n/128), ceil(k/128)]
+  int64_t n = 0, k = 0;             // n a multiple of 16, k a multiple of 128
+};
+
+// How many pieces K is split into for this shape (a function of the shape alone).
+int fp8_linear_splits(int64_t n, int64_t k);
+// Device scratch a call with `rows` rows needs (quantized activations, scales, split partials).
+size_t fp8_linear_workspace_bytes(int64_t n, int64_t k, int64_t rows);
+
+// Quantizes bf16 activations x [rows, k] per 128 to e4m3 codes [rows, k] and float scales [rows, k/128].
+void act_quant_e4m3(const uint16_t* x, int64_t rows, int64_t k, uint8_t* codes, float* scales, void* stream);
+
+// y [rows, n] (bf16) = W x. `rows_per_pass` picks the variant (8, 16 or 32 rows share each weight load; 0 picks
+// by row count); every variant gives the same bits. `control` is the planted control id passed to the kernel.
+void fp8_linear(const Fp8WeightView& w, const uint16_t* x, int64_t rows, uint16_t* y, void* workspace,
+                int rows_per_pass, void* stream);
+
+}  // namespace plumb::cuda

@@ -1,0 +1,51 @@
+// The one FP8 matrix instruction plumb's GPU linears use (m16n8k32, e4m3 x e4m3 -> f32), and small device helpers
+// shared by the FP8 and FP4 kernels.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+#include <cstdint>
+
+namespace plumb::cuda {
+
+// D = A B + D for one 16x32 (A, row-major) by 32x8 (B, column-major) e4m3 tile, fp32 accumulators.
+// Fragments (lane = 4 g + t): a0 = A[g][4t..4t+3], a1 = A[g+8][4t..], a2 = A[g][4t+16..], a3 = A[g+8][4t+16..];
+// b0 = B[4t..4t+3][g], b1 = B[4t+16..][g]; d0,d1 = D[g][2t, 2t+1], d2,d3 = D[g+8][2t, 2t+1].
+__device__ __forceinline__ void mma_e4m3_16x8x32(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+                                                 uint32_t b0, uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// Weights are read once per launch: keep them out of L1.
+__device__ __forceinline__ uint4 load_stream_16(const void* p) {
+  uint4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
+  return v;
+}
+
+__device__ __forceinline__ float e8m0_value(uint8_t e) { return e == 255 ? __int_as_float(0x7fc00000) : ldexpf(1.0f, int(e) - 127); }
+
+__device__ __forceinline__ float bf16_bits_to_float(uint16_t b) { return __uint_as_float(uint32_t(b) << 16); }
+__device__ __forceinline__ uint16_t float_to_bf16_bits(float f) {
+  const __nv_bfloat16 h = __float2bfloat16_rn(f);
+  return *reinterpret_cast<const uint16_t*>(&h);
+}
+
+// The release's power-of-two scale: 2^ceil(log2(max(amax, 1e-4) / fmax)), the log read off the float's bits.
+__device__ __forceinline__ int pow2_scale_exponent_dev(float amax, float fmax) {
+  const float s = __fdiv_rn(fmaxf(amax, 1e-4f), fmax);
+  const uint32_t b = __float_as_uint(s);
+  return int((b >> 23) & 0xff) - 127 + ((b & 0x7fffff) != 0 ? 1 : 0);
+}
+
+__device__ __forceinline__ uint8_t float_to_e4m3(float x) {
+  return uint8_t(__nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3));
+}
+
+}  // namespace plumb::cuda

@@ -1,0 +1,167 @@
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/version.h"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device.h"
+#include "kernels/cuda/fp4_experts.h"
+#include "kernels/cuda/fp8_linear.h"
+#include "kernels/cuda/synth.h"
+
+namespace plumb::cuda {
+namespace {
+
+// Median over 5 timings of `repeats` back-to-back calls, in seconds per call.
+double time_call(const std::function<void(int)>& call, int repeats) {
+  cudaEvent_t a, b;
+  PLUMB_CUDA_CHECK(cudaEventCreate(&a));
+  PLUMB_CUDA_CHECK(cudaEventCreate(&b));
+  for (int i = 0; i < 3; ++i) call(i);  // warm-up
+  std::vector<double> t;
+  for (int trial = 0; trial < 5; ++trial) {
+    PLUMB_CUDA_CHECK(cudaEventRecord(a));
+    for (int i = 0; i < repeats; ++i) call(trial * repeats + i);
+    PLUMB_CUDA_CHECK(cudaEventRecord(b));
+    PLUMB_CUDA_CHECK(cudaEventSynchronize(b));
+    float ms = 0;
+    PLUMB_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(double(ms) / 1e3 / repeats);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(t.begin(), t.end());
+  return t[2];
+}
+
+void fill_random(DeviceBuffer& buf, uint64_t seed, bool fp8_codes) {
+  std::vector<uint8_t> h(buf.bytes());
+  std::mt19937_64 g(seed);
+  for (auto& v : h) {
+    v = uint8_t(g());
+    if (fp8_codes && (v & 0x7f) == 0x7f) v = 0x3f;
+  }
+  buf.upload(h.data(), h.size());
+}
+
+struct Row {
+  std::string cls, name;
+  int rows;
+  double seconds, bytes, floor_seconds;
+};
+
+}  // namespace
+
+int run_synth(const SynthOptions& opt) {
+  if (!device_available()) fail("plumb synth: no CUDA device");
+  std::vector<Row> table;
+
+  // Copy bandwidth: bytes read plus bytes written per second, 2 GiB device-to-device.
+  const size_t copy_bytes = size_t(2) << 30;
+  DeviceBuffer src(copy_bytes), dst(copy_bytes);
+  src.fill_bytes(1);
+  const double copy_s = time_call([&](int) { PLUMB_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), copy_bytes, cudaMemcpyDeviceToDevice)); }, 5);
+  const double bandwidth = 2.0 * double(copy_bytes) / copy_s;
+  std::printf("device %s, copy bandwidth %.2f TB/s (read + write)\n", device_name().c_str(), bandwidth / 1e12);
+  dst = DeviceBuffer();
+
+  // FP8 dense linears at release widths; several weight copies so the L2 holds none between calls.
+  struct Dense {
+    const char* name;
+    int64_t n, k;
+  } dense[] = {{"wq_a 1024x4096", 1024, 4096},   {"wq_b 32768x1024", 32768, 1024}, {"wkv 512x4096", 512, 4096},
+               {"wo_b 4096x8192", 4096, 8192},   {"shared w1 2048x4096", 2048, 4096},
+               {"shared w2 4096x2048", 4096, 2048}, {"indexer wq_b 8192x1024", 8192, 1024}};
+  const int max_rows = *std::max_element(opt.rows.begin(), opt.rows.end());
+  DeviceBuffer x(size_t(max_rows) * 32768 * 2), y(size_t(max_rows) * 32768 * 2);
+  {
+    std::vector<uint16_t> hx(size_t(max_rows) * 32768);
+    std::mt19937 g(5);
+    for (auto& v : hx) v = uint16_t(0x3c00 + (g() % 0x0800)) ^ uint16_t((g() & 1) << 15);  // bf16 in +-[2^-7, 2^-6)
+    x.upload(hx.data(), hx.size() * 2);
+  }
+  for (const auto& d : dense) {
+    const int copies = int(std::max<int64_t>(2, (256ll << 20) / (d.n * d.k) + 1));
+    std::vector<DeviceBuffer> codes, scales;
+    for (int c = 0; c < copies; ++c) {
+      codes.emplace_back(size_t(d.n * d.k));
+      fill_random(codes.back(), 100 + c, true);
+      scales.emplace_back(size_t(((d.n + 127) / 128) * ((d.k + 127) / 128)));
+      std::vector<uint8_t> hs(scales.back().bytes(), 120);
+      scales.back().upload(hs.data(), hs.size());
+    }
+    DeviceBuffer ws(fp8_linear_workspace_bytes(d.n, d.k, max_rows));
+    const double bytes = double(d.n * d.k) + double(scales[0].bytes());
+    for (int rows : opt.rows) {
+      const double s = time_call(
+          [&](int i) {
+            const Fp8WeightView w{codes[size_t(i % copies)].as<uint8_t>(), scales[size_t(i % copies)].as<uint8_t>(), d.n, d.k};
+            fp8_linear(w, x.as<uint16_t>(), rows, y.as<uint16_t>(), ws.get(), 0, nullptr);
+          },
+          opt.repeats);
+      table.push_back({"fp8 rows", d.name, rows, s, bytes, bytes / bandwidth});
+    }
+  }
+
+  // Routed experts: 256 release-width experts (3.2 GB, far past the L2), top-6.
+  const int64_t experts = 256, hidden = 4096, inter = 2048;
+  const size_t c13 = fp4_shuffled_code_bytes(inter, hidden), s13 = fp4_shuffled_scale_bytes(inter, hidden);
+  const size_t c2 = fp4_shuffled_code_bytes(hidden, inter), s2 = fp4_shuffled_scale_bytes(hidden, inter);
+  DeviceBuffer w13(c13 * 2 * experts), ws13(s13 * 2 * experts), w2(c2 * experts), ws2(s2 * experts);
+  fill_random(w13, 7, false);
+  fill_random(w2, 8, false);
+  {
+    std::vector<uint8_t> hs(ws13.bytes(), 122);
+    ws13.upload(hs.data(), hs.size());
+    hs.assign(ws2.bytes(), 122);
+    ws2.upload(hs.data(), hs.size());
+  }
+  const Fp4ExpertsView view{w13.as<uint8_t>(), ws13.as<uint8_t>(), w2.as<uint8_t>(), ws2.as<uint8_t>(), experts, hidden, inter, 10.0f};
+  const double expert_bytes = double(2 * (c13 + s13) + c2 + s2);
+  DeviceBuffer ids(size_t(max_rows) * 6 * 4), weights(size_t(max_rows) * 6 * 4);
+  DeviceBuffer ews(fp4_experts_workspace_bytes(view, max_rows, 6));
+  std::vector<float> hw(size_t(max_rows) * 6, 0.25f);
+  weights.upload(hw.data(), hw.size() * 4);
+  for (const char* routing : {"same 6 experts", "routed apart"}) {
+    for (int rows : opt.rows) {
+      std::vector<int32_t> hid(size_t(rows) * 6);
+      const bool apart = routing[0] == 'r';
+      for (int r = 0; r < rows; ++r)
+        for (int k = 0; k < 6; ++k) hid[size_t(r * 6 + k)] = apart ? (r * 6 + k) * 2 % 256 : 17 * k + 3;
+      ids.upload(hid.data(), hid.size() * 4);
+      std::vector<int32_t> distinct(hid);
+      std::sort(distinct.begin(), distinct.end());
+      distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+      const double bytes = expert_bytes * double(distinct.size());
+      const double s = time_call(
+          [&](int) {
+            fp4_experts(view, x.as<uint16_t>(), rows, {ids.as<int32_t>(), weights.as<float>(), 6}, nullptr,
+                        y.as<uint16_t>(), ews.get(), 0, nullptr);
+          },
+          opt.repeats);
+      table.push_back({std::string("experts ") + routing, "top-6 of 256 x4096x2048", rows, s, bytes, bytes / bandwidth});
+    }
+  }
+  synchronize();
+
+  std::printf("\n%-22s %-26s %5s %10s %10s %9s %8s\n", "class", "shape", "rows", "time us", "GB read", "floor us", "of floor");
+  nlohmann::json j;
+  j["plumb"] = std::string(version_string());
+  j["device"] = device_name();
+  j["copy_bandwidth_bytes_per_s"] = bandwidth;
+  for (const auto& r : table) {
+    std::printf("%-22s %-26s %5d %10.1f %10.3f %9.1f %7.0f%%\n", r.cls.c_str(), r.name.c_str(), r.rows, r.seconds * 1e6,
+                r.bytes / 1e9, r.floor_seconds * 1e6, 100.0 * r.floor_seconds / r.seconds);
+    j["cells"].push_back({{"class", r.cls}, {"shape", r.name}, {"rows", r.rows}, {"seconds", r.seconds},
+                          {"bytes", r.bytes}, {"floor_seconds", r.floor_seconds}});
+  }
+  if (!opt.json_path.empty()) std::ofstream(opt.json_path) << j.dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace plumb::cuda

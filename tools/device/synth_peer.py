@@ -1,0 +1,101 @@
+"""Peer column for `plumb synth`: the same release-width shapes through PyTorch on the same GPU, in the same run.
+
+Dense: bf16 F.linear (weights 2 bytes each) and, where this torch supports it, FP8 torch._scaled_mm with
+per-tensor scales (rows padded to 16, its minimum). Experts: per expert two bf16 [2048,4096] and one [4096,2048]
+matmuls (what an engine without FP4 kernels would run). Times are medians over CUDA-event timings; weights rotate
+through several copies so the L2 holds none. Writes JSON (argv[1]) and prints a table.
+"""
+import json
+import sys
+
+import torch
+import torch.nn.functional as F
+
+
+def median_time(fn, repeats=20):
+    for i in range(3):
+        fn(i)
+    times = []
+    for trial in range(5):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        for i in range(repeats):
+            fn(trial * repeats + i)
+        b.record()
+        torch.cuda.synchronize()
+        times.append(a.elapsed_time(b) / 1e3 / repeats)
+    return sorted(times)[2]
+
+
+def main():
+    out_path = sys.argv[1] if len(sys.argv) > 1 else "synth_peer.json"
+    dev = torch.device("cuda")
+    src = torch.empty(2 << 30, dtype=torch.uint8, device=dev)
+    dst = torch.empty_like(src)
+    copy_s = median_time(lambda i: dst.copy_(src), 5)
+    bandwidth = 2 * src.numel() / copy_s
+    del src, dst
+    cells = []
+    dense = [("wq_a 1024x4096", 1024, 4096), ("wq_b 32768x1024", 32768, 1024), ("wkv 512x4096", 512, 4096),
+             ("wo_b 4096x8192", 4096, 8192), ("shared w1 2048x4096", 2048, 4096),
+             ("shared w2 4096x2048", 4096, 2048), ("indexer wq_b 8192x1024", 8192, 1024)]
+    rows_list = [1, 2, 4, 8, 16]
+    for name, n, k in dense:
+        copies = max(2, (512 << 20) // (2 * n * k) + 1)
+        ws = [torch.randn(n, k, device=dev, dtype=torch.bfloat16) * 0.02 for _ in range(copies)]
+        for rows in rows_list:
+            x = torch.randn(rows, k, device=dev, dtype=torch.bfloat16)
+            s = median_time(lambda i: F.linear(x, ws[i % copies]))
+            cells.append({"class": "torch bf16 linear", "shape": name, "rows": rows, "seconds": s, "bytes": 2 * n * k})
+        del ws
+        try:
+            copies8 = max(2, (256 << 20) // (n * k) + 1)
+            w8 = [(torch.randn(n, k, device=dev) * 0.02).to(torch.float8_e4m3fn) for _ in range(copies8)]
+            one = torch.ones((), device=dev)
+            for rows in rows_list:
+                x8 = torch.randn(max(rows, 16), k, device=dev).to(torch.float8_e4m3fn)
+                s = median_time(lambda i: torch._scaled_mm(x8, w8[i % copies8].t(), scale_a=one, scale_b=one,
+                                                           out_dtype=torch.bfloat16))
+                cells.append({"class": "torch fp8 scaled_mm", "shape": name, "rows": rows, "seconds": s, "bytes": n * k})
+            del w8
+        except Exception as e:  # torch without FP8 matmul on this device: say so
+            print(f"fp8 scaled_mm unavailable for {name}: {e}")
+    hidden, inter = 4096, 2048
+    n_exp = 96
+    w13 = [torch.randn(2 * inter, hidden, device=dev, dtype=torch.bfloat16) * 0.02 for _ in range(n_exp)]
+    w2 = [torch.randn(hidden, inter, device=dev, dtype=torch.bfloat16) * 0.02 for _ in range(n_exp)]
+    per_expert = 2 * (2 * inter * hidden + hidden * inter)
+    for routing in ("same 6 experts", "routed apart"):
+        for rows in rows_list:
+            x = torch.randn(rows, hidden, device=dev, dtype=torch.bfloat16)
+            if routing == "same 6 experts":
+                groups = [(e, list(range(rows))) for e in range(6)]
+            else:
+                groups = [((r * 6 + kk) % n_exp, [r]) for r in range(rows) for kk in range(6)]
+
+            def run(i):
+                y = torch.zeros(rows, hidden, device=dev, dtype=torch.float32)
+                for e, rs in groups:
+                    xe = x[rs]
+                    gu = F.linear(xe, w13[e])
+                    h = F.silu(gu[:, :inter]) * gu[:, inter:]
+                    y[rs] += F.linear(h, w2[e]).float()
+                return y
+
+            s = median_time(run)
+            distinct = len({e for e, _ in groups})
+            cells.append({"class": "torch bf16 experts " + routing, "shape": "top-6 x4096x2048", "rows": rows,
+                          "seconds": s, "bytes": distinct * per_expert})
+    print(f"torch copy bandwidth {bandwidth / 1e12:.2f} TB/s")
+    print(f"{'peer':<34} {'shape':<24} {'rows':>4} {'time us':>9} {'GB':>7} {'of floor':>8}")
+    for c in cells:
+        floor = c["bytes"] / bandwidth
+        c["floor_seconds"] = floor
+        print(f"{c['class']:<34} {c['shape']:<24} {c['rows']:>4} {c['seconds'] * 1e6:>9.1f} {c['bytes'] / 1e9:>7.3f} "
+              f"{100 * floor / c['seconds']:>7.0f}%")
+    with open(out_path, "w") as f:
+        json.dump({"copy_bandwidth_bytes_per_s": bandwidth, "torch": torch.__version__, "cells": cells}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
