@@ -80,7 +80,8 @@ void wait_ready(ChildProcess& server, const ServerUrl& url, const AbOptions& o, 
   for (;;) {
     if (!server.running())
       fail("bench ab: the server of run '{}' exited before it was ready; its output ({}):\n{}", label, log, log_tail(log));
-    if (get_status(url, url.root("/health"), probe) == 200 || get_status(url, url.api("/models"), probe) == 200) return;
+    // Not /health: a server may be live there while it still loads the model (plumb serve answers 503 meanwhile).
+    if (get_status(url, url.api("/models"), probe) == 200) return;
     if (Clock::now() >= deadline) {
       server.stop(o.stop_grace_s);
       fail("bench ab: the server of run '{}' was not ready within {} s; its output ({}):\n{}", label,

@@ -1,5 +1,5 @@
 // bench ab: compares two server commands with the noise rule (noise_rule.h). Each run starts its arm's server
-// fresh on a free port, waits until it answers GET /health or GET /v1/models, runs `plumb bench <tool args>
+// fresh on a free port, waits until GET /v1/models answers 200 (the model is loaded), runs `plumb bench <tool args>
 // --url http://127.0.0.1:<port> --json ...` against it, and stops it (SIGTERM to its process group, SIGKILL after
 // a grace period). Runs: a discarded warm-up (base), then base, new, new, base. The server command is run by
 // /bin/sh with its port given both ways: "{port}" in the command is replaced by it, and $PORT holds it.

@@ -83,7 +83,7 @@ void add_ab(CLI::App& bench, BenchCli& cli) {
                   "server command of the base arm, run by /bin/sh; {port} in it (and $PORT) is its port")
       ->required();
   app->add_option("--new", o.new_command, "server command of the new arm, as --base")->required();
-  app->add_option("--ready-timeout", o.ready_timeout_s, "seconds a server may take to answer /health or /v1/models")
+  app->add_option("--ready-timeout", o.ready_timeout_s, "seconds a server may take until GET /v1/models answers 200")
       ->capture_default_str();
   app->add_option("--stop-grace", o.stop_grace_s, "seconds between SIGTERM and SIGKILL when stopping a server")
       ->capture_default_str();

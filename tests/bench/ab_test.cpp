@@ -59,10 +59,12 @@ const nlohmann::json& cell(const AbResult& r, const std::string& metric) {
 TEST(BenchAb, TheSameCommandOnBothSidesIsWithinNoiseAndTheWarmUpIsDiscarded) {
   ScratchDir dir;
   // The first server started (the warm-up) reports speed 1, every later one 100: counting the warm-up would make
-  // base 1 far slower than the new runs.
+  // base 1 far slower than the new runs. Each server "loads" for 300 ms, live on /health but 503 on /v1/models:
+  // a bench started before the model is served would fail.
   const std::string command = fake_server(
       fmt::format("n=$(cat {0}/starts 2>/dev/null || echo 0); echo $((n + 1)) > {0}/starts; "
-                  "if [ \"$n\" = 0 ]; then s=1; else s=100; fi; PLUMB_FAKE_SERVER_MODEL=fake-speed-$s",
+                  "if [ \"$n\" = 0 ]; then s=1; else s=100; fi; PLUMB_FAKE_SERVER_MODEL=fake-speed-$s "
+                  "PLUMB_FAKE_SERVER_LOADING_MS=300",
                   dir.path().string()),
       "{port}");
   const auto r = run_ab(command, command, {"openai", "--tokens", "4"}, dir.path(), true);

@@ -30,6 +30,7 @@ struct FakeServerOptions {
   bool prompt_cache = true;  // report cached_tokens as the longest prefix shared with an earlier prompt
   int port = 0;              // 0: any free port
   std::string model_id = "fake-model";  // what GET /v1/models lists
+  std::chrono::milliseconds loading{0};  // /v1/models answers 503 this long after start (/health is live at once)
 };
 
 class FakeOpenaiServer {
@@ -38,6 +39,11 @@ class FakeOpenaiServer {
     server_.new_task_queue = [] { return new httplib::ThreadPool(32); };
     server_.Get("/health", [](const httplib::Request&, httplib::Response& res) { res.set_content("{}", "application/json"); });
     server_.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
+      if (std::chrono::steady_clock::now() < started_ + options_.loading) {
+        res.status = 503;
+        res.set_content(R"({"error":{"message":"loading","type":"unavailable"}})", "application/json");
+        return;
+      }
       const nlohmann::json list = {{"object", "list"}, {"data", {{{"id", options_.model_id}, {"object", "model"}}}}};
       res.set_content(list.dump(), "application/json");
     });
@@ -162,6 +168,7 @@ class FakeOpenaiServer {
   }
 
   FakeServerOptions options_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   httplib::Server server_;
   std::thread thread_;
   int port_ = -1;

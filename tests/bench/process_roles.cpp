@@ -1,7 +1,7 @@
 // Not checks: this test binary in the roles of the processes `bench ab` starts, selected with --gtest_filter (or
 // GTEST_FILTER) by the ab tests and skipped in a normal run.
 //  - FakeServerProcess.Serve: the fake OpenAI server on $PLUMB_FAKE_SERVER_PORT until SIGTERM, with the pacing
-//    and model id of the PLUMB_FAKE_SERVER_* variables.
+//    loading time and model id of the PLUMB_FAKE_SERVER_* variables.
 //  - FakeBenchProcess.Report: stands in for `plumb bench <tool> --url U --json F`: it asks the server at U for its
 //    model id, "fake-speed-<N>", and writes a report whose metrics are N tok/s and 1000/N ms, so the ab tests can
 //    check the noise rule on numbers that do not depend on the machine's load.
@@ -39,6 +39,7 @@ TEST(FakeServerProcess, Serve) {
   o.port = port;
   o.first_token_delay = milliseconds(env_int("PLUMB_FAKE_SERVER_FIRST_MS", 0));
   o.token_interval = milliseconds(env_int("PLUMB_FAKE_SERVER_TOKEN_MS", 0));
+  o.loading = milliseconds(env_int("PLUMB_FAKE_SERVER_LOADING_MS", 0));
   if (const char* model = std::getenv("PLUMB_FAKE_SERVER_MODEL")) o.model_id = model;
   FakeOpenaiServer server(o);
   ASSERT_EQ(server.port(), port);
