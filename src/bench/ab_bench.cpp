@@ -117,10 +117,17 @@ json run_once(const AbOptions& o, const std::string& plumb, const std::string& d
   const int bench_status = bench.wait();
   const int server_status = server.stop(o.stop_grace_s);
 
-  return {{"run", index},       {"label", plan.label},         {"arm", plan.is_new ? "new" : "base"},
-          {"measured", plan.measured}, {"port", port},       {"command", substitute_port(command, port)},
-          {"bench_exit_status", bench_status}, {"server_exit_status", server_status},
-          {"server_log", server_log}, {"bench_log", bench_log}, {"report", read_report(json_path)}};
+  return {{"run", index},
+          {"label", plan.label},
+          {"arm", plan.is_new ? "new" : "base"},
+          {"measured", plan.measured},
+          {"port", port},
+          {"command", substitute_port(command, port)},
+          {"bench_exit_status", bench_status},
+          {"server_exit_status", server_status},
+          {"server_log", server_log},
+          {"bench_log", bench_log},
+          {"report", read_report(json_path)}};
 }
 
 // (cell, metric) of the measured runs, in the order the first measured run lists them.
