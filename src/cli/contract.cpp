@@ -2,8 +2,10 @@
 // controls (kernels/contract/contract.h); the last line is the SUMMARY; exit status non-zero on any failure.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
+#include "base/error.h"
 #include "cli/command.h"
 #include "kernels/contract/contract_main.h"
 #include "kernels/control.h"
@@ -25,7 +27,12 @@ const plumb::cli::RegisterCommand reg(
       app.add_flag("--list", f->list, "list the kernels and their planted controls");
       app.add_flag("--no-controls", f->no_controls, "skip the planted controls");
       return [f] {
+        if (plumb::kernels::planted_control() != plumb::kernels::kNoControl)
+          std::fprintf(stderr, "note: the contract runs its gates with no control planted, then plants each itself\n");
         const auto kernels = plumb::contract::production_kernels(f->backend);
+        if (!f->only.empty() &&
+            std::none_of(kernels.begin(), kernels.end(), [&](const auto& k) { return k.name == f->only; }))
+          plumb::fail("--only {}: no such kernel on the {} backend (plumb contract --list names them)", f->only, f->backend);
         if (f->list) {
           for (const auto& k : kernels) {
             std::printf("%-24s %s\n", k.name.c_str(), k.description.c_str());

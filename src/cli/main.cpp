@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "base/error.h"
 #include "base/version.h"
 #include "cli/command.h"
+#include "kernels/control.h"
 
 namespace plumb::cli {
 std::vector<CommandSpec>& command_registry() {
@@ -40,6 +42,9 @@ int main(int argc, char** argv) {
   spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::info);
   spdlog::set_pattern("%^%L%$ %H:%M:%S.%e %v");
   try {
+    kernels::plant_from_environment();
+    if (kernels::planted_control() != kernels::kNoControl)
+      spdlog::warn("PLUMB_PLANT={}: a planted control is on, results are deliberately wrong", std::getenv("PLUMB_PLANT"));
     for (auto* sub : app.get_subcommands()) return runners.at(sub)();
   } catch (const plumb::Error& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -88,8 +88,16 @@ void Engine::admit_waiting() {
     free_slots_.pop_back();
     // Resume from the longest kept prefix; at least the prompt's last token is always run (its logits).
     auto hit = cache_.lookup(seq->request.prompt, seq->prompt_size() - 1);
+    bool resumed = false;
     if (hit) {
-      model_.restore(seq->slot, hit->snapshot);
+      try {
+        model_.restore(seq->slot, hit->snapshot);
+        resumed = true;
+      } catch (const std::exception& e) {  // a state this model cannot take: prefill cold, never fail the request
+        spdlog::warn("prompt cache: a kept state did not restore ({}); prefilling from the start", e.what());
+      }
+    }
+    if (resumed) {
       seq->prompt_done = int64_t(hit->tokens.size());
       seq->mtp_done = hit->mtp_done;
       seq->stats.cached_tokens = int32_t(hit->tokens.size());

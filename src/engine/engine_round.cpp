@@ -79,29 +79,29 @@ void Engine::plan_round(RoundRows& plan) {
 
 void Engine::verify_stream(Sequence& seq, const RoundRows& plan, size_t first_row, int32_t drafts) {
   const size_t vocab = size_t(model_.info().vocab_size);
+  if (drafts > 0) {
+    seq.stats.drafts_proposed += drafts;
+    if (seq.stats.accepted_by_depth.size() < size_t(drafts)) seq.stats.accepted_by_depth.resize(size_t(drafts), 0);
+  }
   int32_t accepted = 0;
-  bool running = true;
-  for (int32_t i = 0; i <= drafts && running; ++i) {
+  for (int32_t i = 0; i <= drafts; ++i) {
     const size_t r = first_row + size_t(i);
     std::span<const float> row_logits(logits_.data() + r * vocab, vocab);
     const int32_t token = sample_token(row_logits, seq.request.sampling, seq.seed, plan.rows[r].position + 1);
-    running = accept_token(seq, token, row_logits);
-    if (i < drafts && token == seq.drafts[size_t(i)]) {
+    const bool draft_accepted = i < drafts && token == seq.drafts[size_t(i)];
+    // Counted before accept_token: a token that finishes the stream reports the stats as they are then.
+    if (draft_accepted) {
       ++accepted;
-    } else {
-      break;
+      seq.stats.drafts_accepted++;
+      seq.stats.accepted_by_depth[size_t(i)]++;
     }
+    if (!accept_token(seq, token, row_logits) || !draft_accepted) break;
   }
-  if (drafts > 0) {
-    seq.stats.drafts_proposed += drafts;
-    seq.stats.drafts_accepted += accepted;
-    if (seq.stats.accepted_by_depth.size() < size_t(drafts)) seq.stats.accepted_by_depth.resize(size_t(drafts), 0);
-    for (int32_t d = 0; d < accepted; ++d) seq.stats.accepted_by_depth[size_t(d)]++;
-    seq.depth.observe(drafts, accepted);
-  }
+  if (drafts > 0) seq.depth.observe(drafts, accepted);
   seq.drafts.clear();
-  // Keep the state of the next-token row and the accepted drafts; forget the rejected rows.
-  if (accepted < drafts) model_.rewind(seq.slot, plan.rows[first_row].position + 1 + accepted);
+  // Keep the state of the next-token row and the accepted drafts; forget the rejected rows. A stream that
+  // finished here without keeping its state has already given its slot back (slot -1): nothing to rewind.
+  if (accepted < drafts && seq.slot >= 0) model_.rewind(seq.slot, plan.rows[first_row].position + 1 + accepted);
 }
 
 void Engine::run_mtp(std::vector<Sequence*>& streams, bool prompt_only) {
@@ -138,8 +138,9 @@ void Engine::run_mtp(std::vector<Sequence*>& streams, bool prompt_only) {
   }
   for (int32_t depth = 2; !chain.empty(); ++depth) {
     std::vector<model::DraftRow> next;
+    // The row carrying draft depth-1 (the token at tokens.size() - 2 + depth) sits one position before it.
     for (auto [seq, want] : chain)
-      next.push_back({seq->slot, int64_t(seq->tokens.size()) - 2 + depth, seq->drafts.back(), true});
+      next.push_back({seq->slot, int64_t(seq->tokens.size()) - 3 + depth, seq->drafts.back(), true});
     draft_logits_.resize(next.size() * vocab);
     model_.draft_forward(next, draft_logits_);
     std::vector<std::pair<Sequence*, int32_t>> still;

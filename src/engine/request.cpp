@@ -13,6 +13,7 @@ std::string_view finish_reason_name(FinishReason r) {
 }
 
 void RequestHandle::push(RequestEvent ev) {
+  ev.emitted = std::chrono::steady_clock::now();
   {
     std::lock_guard lock(mutex_);
     if (ev.finished) finished_ = true;

@@ -65,6 +65,7 @@ struct RequestEvent {
   FinishReason reason = FinishReason::finish_stop;
   std::string error;
   RequestStats stats;  // filled on the last event
+  std::chrono::steady_clock::time_point emitted;  // when the engine pushed it (inter-token latency metrics)
 };
 
 // The caller's side of a submitted request: a queue of events, and cancel().

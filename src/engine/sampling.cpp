@@ -1,6 +1,7 @@
 #include "engine/sampling.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -8,9 +9,24 @@
 #include "base/error.h"
 #include "base/rng.h"
 #include "base/sha256.h"
+#include "kernels/control.h"
 
 namespace plumb::engine {
 namespace {
+
+const kernels::ControlId kGreedyTiesToHighestId = kernels::register_control(
+    "sampling", "greedy_ties_to_highest_id", "greedy picks the highest id among equal largest logits");
+const kernels::ControlId kTemperatureIgnored =
+    kernels::register_control("sampling", "temperature_ignored", "logits are sampled at temperature 1");
+const kernels::ControlId kDrawKeyedByCall = kernels::register_control(
+    "sampling", "draw_keyed_by_call", "the draw is keyed by a call counter instead of the position");
+std::atomic<uint64_t> g_calls{0};
+
+// The uniform draw of a sampled position.
+double draw(uint64_t seed, int64_t position) {
+  if (kernels::planted(kDrawKeyedByCall)) return keyed_uniform(seed, g_calls.fetch_add(1));
+  return keyed_uniform(seed, uint64_t(position));
+}
 
 // Order of candidates: larger logit first, then lower id. NaN sorts last.
 bool before(float la, int32_t a, float lb, int32_t b) {
@@ -41,7 +57,7 @@ int32_t sample_unfiltered(std::span<const float> logits, double temperature, uin
     prob[i] = std::exp(double(logits[i]) / temperature - max_scaled);
     total += prob[i];
   }
-  const double target = keyed_uniform(seed, uint64_t(position)) * total;
+  const double target = draw(seed, position) * total;
   double cum = 0;
   int32_t last = 0;
   for (size_t i = 0; i < logits.size(); ++i) {
@@ -76,17 +92,20 @@ uint64_t seed_from_prompt(std::span<const int32_t> prompt) {
 }
 
 int32_t argmax_token(std::span<const float> logits) {
+  const bool ties_high = kernels::planted(kGreedyTiesToHighestId);
   int32_t best = -1;
   for (int32_t i = 0; i < int32_t(logits.size()); ++i) {
     if (std::isnan(logits[i])) continue;
-    if (best < 0 || logits[i] > logits[best]) best = i;
+    if (best < 0 || logits[i] > logits[best] || (ties_high && logits[i] == logits[best])) best = i;
   }
   if (best < 0) fail("sampling: every logit is NaN");
   return best;
 }
 
-int32_t sample_token(std::span<const float> logits, const SamplingParams& p, uint64_t seed, int64_t position) {
-  if (p.temperature == 0.0) return argmax_token(logits);
+int32_t sample_token(std::span<const float> logits, const SamplingParams& params, uint64_t seed, int64_t position) {
+  if (params.temperature == 0.0) return argmax_token(logits);
+  SamplingParams p = params;
+  if (kernels::planted(kTemperatureIgnored)) p.temperature = 1.0;
   const int32_t vocab = int32_t(logits.size());
   if (p.top_k == 0 && p.top_p >= 1.0 && p.min_p == 0.0) return sample_unfiltered(logits, p.temperature, seed, position);
 
@@ -131,7 +150,7 @@ int32_t sample_token(std::span<const float> logits, const SamplingParams& p, uin
     keep = n;
     total = std::accumulate(prob.begin(), prob.begin() + keep, 0.0);
   }
-  const double target = keyed_uniform(seed, uint64_t(position)) * total;
+  const double target = draw(seed, position) * total;
   double cum = 0;
   for (size_t i = 0; i < keep; ++i) {
     cum += prob[i];

@@ -26,7 +26,12 @@ struct OpenedModel {
   std::string name;                  // the folder's name, the served model id
   std::vector<int32_t> eos_token_ids;  // from config.json (eos_token_id)
   std::filesystem::path tokenizer_json;  // the folder's tokenizer.json
+  std::string backend;                   // the backend it runs on: "cpu" or "cuda"
 };
+
+// A short hash naming a checkpoint folder's contents (config.json, the shard index, each weight file's name and
+// size): part of the key of spilled prompt-cache files, so a file is never read back into another model.
+std::string model_fingerprint(const std::filesystem::path& dir);
 
 // `progress(done, total, what)` is called while weights load (for progress lines).
 using LoadProgress = std::function<void(int64_t done, int64_t total, const std::string& what)>;

@@ -2,6 +2,7 @@
 // wrong at a chosen depth, copying from context, and the (toy) MTP head; acceptance counters add up.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "engine/drafts.h"
@@ -113,6 +114,51 @@ TEST(DraftsToy, MtpAndContextDraftsNeverChangeTokens) {
     c.adaptive_depth = true;
     EXPECT_EQ(serve(toy_mtp(), reqs, c).outcomes, base.outcomes);
   }
+}
+
+// Proposes the stream's known future and then keeps going past its end (as a drafter that cannot know the
+// stream stops there would).
+class OverrunDrafter : public engine::Drafter {
+ public:
+  explicit OverrunDrafter(std::vector<int32_t> full) : full_(std::move(full)) {}
+  std::vector<int32_t> propose(uint64_t, std::span<const int32_t> tokens, int32_t max_depth) override {
+    std::vector<int32_t> out;
+    for (int32_t d = 0; d < max_depth; ++d) {
+      const size_t at = tokens.size() + size_t(d);
+      out.push_back(at < full_.size() ? full_[at] : 1);
+    }
+    return out;
+  }
+
+ private:
+  std::vector<int32_t> full_;
+};
+
+TEST(DraftsToy, StreamStoppingInsideItsDraftsFinishesCleanly) {
+  // A token first sampled at index >= 4 of an undrafted run becomes the stop token; the drafter proposes past
+  // it, so the stream stops while later drafts are still in the round (with the prompt cache off, its slot is
+  // already free).
+  auto reqs = varied_requests(1, 97, 6, 6, 30, 31);
+  reqs[0].stop.max_tokens = 30;
+  const auto free_run = serve(toy_mtp(), no_draft(reqs), cfg(1, 4));
+  const auto& t = free_run.outcomes[0].tokens;
+  size_t k = 4;
+  while (k < t.size() && std::find(t.begin(), t.begin() + ptrdiff_t(k), t[k]) != t.begin() + ptrdiff_t(k)) ++k;
+  ASSERT_LT(k, t.size());
+  reqs[0].stop.ignore_eos = false;
+  reqs[0].stop.stop_token_ids = {t[k]};
+  const auto base = serve(toy_mtp(), no_draft(reqs), cfg(1, 4));
+  ASSERT_EQ(base.outcomes[0].reason, engine::FinishReason::finish_stop);
+  ASSERT_EQ(base.outcomes[0].tokens.size(), k + 1);
+  auto full = reqs[0].prompt;
+  full.insert(full.end(), base.outcomes[0].tokens.begin(), base.outcomes[0].tokens.end());
+  // Eight drafts a round: the stop token (at most the second round's eighth) always has drafts after it.
+  auto c = cfg(1, 8);
+  c.drafter = [&] { return std::make_unique<OverrunDrafter>(full); };
+  const auto got = serve(toy_mtp(), reqs, c);
+  EXPECT_EQ(got.outcomes, base.outcomes);
+  EXPECT_GT(got.proposed, got.accepted);
+  EXPECT_EQ(got.accepted, int64_t(k));  // drafts for tokens 1..k were right; the stop token is token k
 }
 
 TEST(ContextDraft, CopiesWhatFollowedTheLatestMatch) {

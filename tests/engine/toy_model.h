@@ -53,7 +53,7 @@ class ToyModel : public model::Model {
       if (!row.chained) {
         if (row.position >= int64_t(h.size())) fail("toy MTP: no target state at {}", row.position);
         chain.assign(h.begin(), h.begin() + row.position + 1);
-      } else if (int64_t(chain.size()) != row.position) {
+      } else if (int64_t(chain.size()) != row.position + 1) {  // chain = tokens 0 .. position
         fail("toy MTP: chained row at {} after a chain of {}", row.position, chain.size());
       }
       chain.push_back(row.next_token);

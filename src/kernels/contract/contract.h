@@ -17,6 +17,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace plumb::contract {
@@ -33,8 +34,11 @@ enum class RowMix {
 const char* row_mix_name(RowMix m);
 
 struct Shape {
-  std::string name;      // "tiny", "release", ...
-  bool release = false;  // release widths: fewer row counts in gate 3, no controls (time)
+  Shape(std::string name_, bool release_) : name(std::move(name_)), release(release_) {}
+  std::string name;           // "tiny", "release", ...
+  bool release = false;       // release widths: fewer row counts in gate 3, no controls (time)
+  std::vector<RowMix> mixes;  // the mixes checked at this shape; empty: the kernel's
+  int32_t max_rows = 0;       // rows of a problem at this shape; 0: the kernel's max_rows
 };
 
 // One instance of a kernel's problem, built for a shape, a row mix, a row count and a seed.
@@ -63,6 +67,11 @@ struct KernelSpec {
   std::vector<std::string> controls;  // full names of planted controls that must go red ("fp8_linear/drop_last_k_block")
   std::function<std::unique_ptr<Problem>(const Shape&, RowMix, int32_t rows, uint64_t seed)> make;
 };
+
+// Every value of `out` arrives holding poison(); a value still holding it was never written. A Problem that stages
+// outputs in other memory (a backend's) poisons that memory itself and maps what it reads back to poison().
+double poison();
+bool is_poison(double v);
 
 struct GateOutcome {
   bool pass[4] = {true, true, true, true};

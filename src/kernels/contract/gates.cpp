@@ -15,19 +15,6 @@
 namespace plumb::contract {
 namespace {
 
-// A NaN with a payload no arithmetic produces: an element still holding it was never written.
-double poison() {
-  const uint64_t bits = 0x7ff4dead0bad0000ull;
-  double d;
-  std::memcpy(&d, &bits, 8);
-  return d;
-}
-bool is_poison(double d) {
-  uint64_t bits;
-  std::memcpy(&bits, &d, 8);
-  return bits == 0x7ff4dead0bad0000ull;
-}
-
 struct Checker {
   const KernelSpec& spec;
   GateOutcome& out;
@@ -138,6 +125,19 @@ struct Checker {
 
 }  // namespace
 
+// A NaN with a payload no arithmetic produces.
+double poison() {
+  const uint64_t bits = 0x7ff4dead0bad0000ull;
+  double d;
+  std::memcpy(&d, &bits, 8);
+  return d;
+}
+bool is_poison(double d) {
+  uint64_t bits;
+  std::memcpy(&bits, &d, 8);
+  return bits == 0x7ff4dead0bad0000ull;
+}
+
 const char* row_mix_name(RowMix m) {
   switch (m) {
     case RowMix::mix_random: return "random rows";
@@ -154,10 +154,11 @@ GateOutcome run_gates(const KernelSpec& spec, uint64_t seed, bool include_releas
   GateOutcome out;
   for (const auto& shape : spec.shapes) {
     if (shape.release && !include_release_shapes) continue;
-    for (RowMix mix : spec.mixes) {
+    const int32_t rows = shape.max_rows > 0 ? shape.max_rows : spec.max_rows;
+    for (RowMix mix : shape.mixes.empty() ? spec.mixes : shape.mixes) {
       Checker checker{spec, out, fmt::format("{}, {}", shape.name, row_mix_name(mix))};
       try {
-        auto problem = spec.make(shape, mix, spec.max_rows, seed);
+        auto problem = spec.make(shape, mix, rows, seed);
         checker.check_problem(*problem, shape.release);
       } catch (const std::exception& e) {
         checker.fail_gate(1, fmt::format("the kernel threw: {}", e.what()));

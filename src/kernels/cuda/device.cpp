@@ -9,6 +9,7 @@ namespace plumb::cuda {
 bool device_available() { return false; }
 std::string device_name() { return {}; }
 int multiprocessor_count() { return 0; }
+size_t device_free_bytes() { return 0; }
 DeviceBuffer::DeviceBuffer(size_t) { fail("this plumb was built without CUDA"); }
 DeviceBuffer::~DeviceBuffer() = default;
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {

@@ -12,6 +12,7 @@ namespace plumb::cuda {
 bool device_available();
 std::string device_name();   // "" without a device
 int multiprocessor_count();  // 0 without a device
+size_t device_free_bytes();   // free device memory now (0 without a device)
 
 // A device allocation owned by this object.
 class DeviceBuffer {

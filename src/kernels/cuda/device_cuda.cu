@@ -31,6 +31,13 @@ int multiprocessor_count() {
   return n;
 }
 
+size_t device_free_bytes() {
+  if (!device_available()) return 0;
+  size_t free_bytes = 0, total = 0;
+  PLUMB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+  return free_bytes;
+}
+
 DeviceBuffer::DeviceBuffer(size_t bytes) : bytes_(bytes) {
   if (!device_available()) fail("no CUDA device is available");
   if (bytes == 0) return;

@@ -11,6 +11,7 @@ namespace {
 
 constexpr int kWarpsPerBlock = 4;
 constexpr int kMaxTopK = 16;
+constexpr int64_t kSplitK = 1024;  // K values per split: 8 super-blocks, enough warps at one row
 
 const kernels::ControlId kFirstRow = kernels::register_control(
     "fp4_experts_cuda", "rows_read_pass_first_row", "every row of an expert pass reads the pass's first row");
@@ -23,37 +24,47 @@ const kernels::ControlId kSkipShared =
 enum : int { control_none = 0, control_first_row = 1, control_scale_per_64 = 2 };
 
 size_t align256(size_t b) { return (b + 255) / 256 * 256; }
+int64_t splits_for(int64_t k) { return std::max<int64_t>(1, k / kSplitK); }
 
 struct Workspace {
-  uint8_t* xq;
-  float* xs;
   int32_t* counts;
   int32_t* offsets;   // [experts + 1] by active slot
   int32_t* active;    // expert id of each active slot
   int32_t* n_active;
   int32_t* list;      // pair ids grouped by active slot, ascending
+  unsigned* arrivals; // [experts * max(tiles)] split arrival counters, zero between calls
+  float* partial;     // split partials, reused by both passes
+  uint8_t* xq;        // [rows, hidden] e4m3 and
+  float* xs;          // [rows, hidden / 128] scales of the input
   uint16_t* h;        // [pairs, inter] bf16
-  uint8_t* hq;
-  float* hs;
+  uint8_t* hq;        // [pairs, inter] e4m3 and
+  float* hs;          // [pairs, inter / 128] scales of h
   uint16_t* o;        // [pairs, hidden] bf16
 };
 
-Workspace carve(void* base, const Fp4ExpertsView& w, int64_t rows, int32_t top_k) {
-  const int64_t pairs = rows * top_k;
+size_t arrival_count(const Fp4ExpertsView& w) { return size_t(w.experts * std::max(w.inter, w.hidden) / 16); }
+
+size_t partial_floats(const Fp4ExpertsView& w, int64_t pairs) {
+  return std::max(size_t(2 * splits_for(w.hidden) * pairs * w.inter), size_t(splits_for(w.inter) * pairs * w.hidden));
+}
+
+Workspace carve(void* base, const Fp4ExpertsView& w, int64_t rows, int64_t pairs) {
   auto* p = static_cast<uint8_t*>(base);
-  Workspace ws{};
   auto take = [&](size_t bytes) {
     uint8_t* q = p;
     p += align256(bytes);
     return q;
   };
-  ws.xq = take(size_t(rows * w.hidden));
-  ws.xs = reinterpret_cast<float*>(take(size_t(rows * (w.hidden / 128)) * 4));
+  Workspace ws{};
+  ws.arrivals = reinterpret_cast<unsigned*>(take(arrival_count(w) * 4));
   ws.counts = reinterpret_cast<int32_t*>(take(size_t(w.experts) * 4));
   ws.offsets = reinterpret_cast<int32_t*>(take(size_t(w.experts + 1) * 4));
   ws.active = reinterpret_cast<int32_t*>(take(size_t(w.experts) * 4));
   ws.n_active = reinterpret_cast<int32_t*>(take(4));
   ws.list = reinterpret_cast<int32_t*>(take(size_t(pairs) * 4));
+  ws.partial = reinterpret_cast<float*>(take(partial_floats(w, pairs) * 4));
+  ws.xq = take(size_t(rows * w.hidden));
+  ws.xs = reinterpret_cast<float*>(take(size_t(rows * (w.hidden / 128)) * 4));
   ws.h = reinterpret_cast<uint16_t*>(take(size_t(pairs * w.inter) * 2));
   ws.hq = take(size_t(pairs * w.inter));
   ws.hs = reinterpret_cast<float*>(take(size_t(pairs * (w.inter / 128)) * 4));
@@ -62,32 +73,35 @@ Workspace carve(void* base, const Fp4ExpertsView& w, int64_t rows, int32_t top_k
 }
 
 // Groups the launch's (row, k) pairs by expert, in ascending pair order: a fixed function of the routing.
+// Counts and slots live in shared memory (a serial pass over global memory costs tens of microseconds).
 __global__ void build_expert_lists(const int32_t* __restrict__ ids, int64_t pairs, int experts, Workspace ws) {
-  __shared__ int32_t slot_of[1024];
-  for (int e = threadIdx.x; e < experts; e += blockDim.x) {
-    int32_t c = 0;
-    for (int64_t p = 0; p < pairs; ++p) c += ids[p] == e;
-    ws.counts[e] = c;
+  __shared__ int32_t count[1024], slot_of[1024], offset[1025];
+  for (int e = threadIdx.x; e < experts; e += blockDim.x) count[e] = 0;
+  __syncthreads();
+  for (int64_t p = threadIdx.x; p < pairs; p += blockDim.x) {
+    const int32_t e = ids[p];
+    if (e >= 0 && e < experts) atomicAdd(&count[e], 1);
   }
   __syncthreads();
   if (threadIdx.x == 0) {
     int32_t off = 0, n = 0;
     for (int e = 0; e < experts; ++e) {
-      slot_of[e] = -1;
-      if (ws.counts[e] == 0) continue;
-      slot_of[e] = n;
-      ws.active[n] = e;
-      ws.offsets[n] = off;
-      off += ws.counts[e];
+      slot_of[e] = count[e] ? n : -1;
+      if (!count[e]) continue;
+      offset[n] = off;
+      off += count[e];
       ++n;
     }
-    ws.offsets[n] = off;
+    offset[n] = off;
     *ws.n_active = n;
   }
   __syncthreads();
+  const int32_t n = *ws.n_active;
+  for (int i = threadIdx.x; i <= n; i += blockDim.x) ws.offsets[i] = offset[i];
   for (int e = threadIdx.x; e < experts; e += blockDim.x) {
     if (slot_of[e] < 0) continue;
-    int32_t pos = ws.offsets[slot_of[e]];
+    ws.active[slot_of[e]] = e;
+    int32_t pos = offset[slot_of[e]];
     for (int64_t p = 0; p < pairs; ++p)
       if (ids[p] == e) ws.list[pos++] = int32_t(p);
   }
@@ -113,17 +127,29 @@ __device__ __forceinline__ uint32_t word_of(const uint4& a, const uint4& b, int 
   }
 }
 
-struct MatrixArgs {
-  const uint8_t* codes;   // shuffled, for expert 0 (matrix index m uses codes + m * code_stride)
-  const uint8_t* scales;
-  int64_t code_stride, scale_stride;  // per matrix
-  int64_t out_features, k;            // of one matrix
+struct PassArgs {
+  Workspace ws;
+  const uint8_t* const* codes;  // per expert: w1 (gate/up) or w2 (down), shuffled layout
+  const uint8_t* const* scales;
+  const uint8_t* const* codes3; // per expert: w3 (gate/up only)
+  const uint8_t* const* scales3;
+  int64_t out_features, k;
+  int64_t tiles;           // out_features / 16
+  int64_t splits;
+  const uint8_t* xq;       // e4m3 rows the B fragments come from, and
+  const float* xs;         // their per-128 scales
+  int32_t top_k;
+  bool by_row;             // a pair's input row: its token row (gate/up) or the pair itself (down)
+  const float* weights;    // routing weights (gate/up)
+  float limit;
+  uint16_t* out;           // [pairs, out_features]
+  int control;
 };
 
-// The block sums of one 32-wide K block for one 16-feature tile and up to NT*8 pairs, promoted into acc.
+// Promotes one 32-block's MMA sums: acc += block * s_act * s_weight.
 template <int NT>
 __device__ __forceinline__ void fp4_block(float (&acc)[NT][4], uint32_t wg, uint32_t wg8, uint32_t sg, uint32_t sg8,
-                                          int j, const uint2 (&b)[NT], const float (&sa)[NT][2], int control) {
+                                          int j, const uint2 (&b)[NT][4], const float (&sa)[NT][2], int control) {
   const uint32_t a0 = e2m1x4_to_e4m3x4(wg & 0xffffu), a2 = e2m1x4_to_e4m3x4(wg >> 16);
   const uint32_t a1 = e2m1x4_to_e4m3x4(wg8 & 0xffffu), a3 = e2m1x4_to_e4m3x4(wg8 >> 16);
   const int js = control == control_scale_per_64 ? (j & ~1) : j;
@@ -131,44 +157,48 @@ __device__ __forceinline__ void fp4_block(float (&acc)[NT][4], uint32_t wg, uint
 #pragma unroll
   for (int nt = 0; nt < NT; ++nt) {
     float d[4] = {0.f, 0.f, 0.f, 0.f};
-    mma_e4m3_16x8x32(d, a0, a1, a2, a3, b[nt].x, b[nt].y);
+    mma_e4m3_16x8x32(d, a0, a1, a2, a3, b[nt][j].x, b[nt][j].y);
 #pragma unroll
     for (int jj = 0; jj < 4; ++jj) acc[nt][jj] = fmaf(d[jj] * sa[nt][jj & 1], jj < 2 ? sw_g : sw_g8, acc[nt][jj]);
   }
 }
 
-struct PassArgs {
-  Workspace ws;
-  MatrixArgs m1, m3;   // gate/up: w1 and w3 (m3 unused for down)
-  int64_t tiles;       // feature tiles per matrix
-  const uint8_t* xq;   // activations of the pass's B rows
-  const float* xs;
-  int32_t top_k;
-  bool by_row;         // B row of a pair: its token row (gate/up) or the pair itself (down)
-  const float* weights;
-  float limit;
-  uint16_t* out;       // [pairs or rows, out_features]
-  int control;
-};
+// The bf16 epilogue of one output: SwiGLU x routing weight (gate/up) or the plain sum (down). The clamp keeps NaN
+// (comparisons, not fminf, which would turn a NaN gate into the limit).
+__device__ __forceinline__ uint16_t epilogue(const PassArgs& a, bool two, float g, float u, int32_t pair) {
+  if (!two) return float_to_bf16_bits(g);
+  float gate = bf16_bits_to_float(float_to_bf16_bits(g));
+  float up = bf16_bits_to_float(float_to_bf16_bits(u));
+  if (a.limit > 0) {
+    gate = gate > a.limit ? a.limit : gate;
+    up = up > a.limit ? a.limit : (up < -a.limit ? -a.limit : up);
+  }
+  return float_to_bf16_bits(gate / (1.0f + expf(-gate)) * up * a.weights[pair]);
+}
 
-// Gate/up (TWO = true: w1 and w3 then SwiGLU) or down (TWO = false) for one (active expert, feature tile).
+// One warp: one (active expert, 16-feature tile, K split), all of the expert's pairs in passes of NT * 8.
+// TWO: gate/up (w1 and w3, then SwiGLU); otherwise down. With several splits, the last warp of a (expert, tile)
+// to finish sums the partials in ascending split order and writes the bf16 outputs.
 template <int NT, bool TWO>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32) experts_pass_kernel(PassArgs a) {
   const int64_t warp_id = int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
-  const int64_t slot = warp_id / a.tiles, tile = warp_id % a.tiles;
+  const int64_t slot = warp_id / (a.tiles * a.splits);
+  const int64_t tile = (warp_id / a.splits) % a.tiles;
+  const int64_t split = warp_id % a.splits;
   if (slot >= *a.ws.n_active) return;
   const int32_t expert = a.ws.active[slot];
   const int32_t begin = a.ws.offsets[slot], end = a.ws.offsets[slot + 1];
   const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
-  const int64_t supers = a.m1.k / 128;
-  const int64_t mat1 = TWO ? int64_t(expert) * 2 : expert;
-  const uint8_t* c1 = a.m1.codes + mat1 * a.m1.code_stride + tile * supers * 1024 + lane * 32;
-  const uint8_t* s1 = a.m1.scales + mat1 * a.m1.scale_stride + tile * supers * 64;
-  const uint8_t* c3 = TWO ? a.m3.codes + (mat1 + 1) * a.m3.code_stride + tile * supers * 1024 + lane * 32 : nullptr;
-  const uint8_t* s3 = TWO ? a.m3.scales + (mat1 + 1) * a.m3.scale_stride + tile * supers * 64 : nullptr;
+  const int64_t supers = a.k / 128, per_split = supers / a.splits;
+  const int64_t sb0 = split * per_split, sb1 = sb0 + per_split;
+  const uint8_t* c1 = a.codes[expert] + tile * supers * 1024 + lane * 32;
+  const uint8_t* s1 = a.scales[expert] + tile * supers * 64;
+  const uint8_t* c3 = TWO ? a.codes3[expert] + tile * supers * 1024 + lane * 32 : nullptr;
+  const uint8_t* s3 = TWO ? a.scales3[expert] + tile * supers * 64 : nullptr;
+  const int64_t pairs = a.ws.offsets[*a.ws.n_active];
 
   for (int32_t pbase = begin; pbase < end; pbase += NT * 8) {
-    int64_t brow[NT], crow[NT][2];
+    int64_t brow[NT], crow[NT][2];  // input rows of this lane's B fragment and of its accumulator columns
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt) {
       const int32_t q = a.control == control_first_row ? pbase : pbase + nt * 8 + g;
@@ -187,33 +217,45 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) experts_pass_kernel(PassA
 #pragma unroll
       for (int jj = 0; jj < 4; ++jj) acc1[nt][jj] = acc3[nt][jj] = 0.f;
 
-    for (int64_t sb = 0; sb < supers; ++sb) {
-      const uint4 w1a = load_stream_16(c1 + sb * 1024), w1b = load_stream_16(c1 + sb * 1024 + 16);
-      const uint32_t s1g = *reinterpret_cast<const uint32_t*>(s1 + sb * 64 + g * 4);
-      const uint32_t s1g8 = *reinterpret_cast<const uint32_t*>(s1 + sb * 64 + (g + 8) * 4);
-      uint4 w3a{}, w3b{};
-      uint32_t s3g = 0, s3g8 = 0;
-      if (TWO) {
-        w3a = load_stream_16(c3 + sb * 1024), w3b = load_stream_16(c3 + sb * 1024 + 16);
-        s3g = *reinterpret_cast<const uint32_t*>(s3 + sb * 64 + g * 4);
-        s3g8 = *reinterpret_cast<const uint32_t*>(s3 + sb * 64 + (g + 8) * 4);
-      }
+    // Everything a super-block needs (weights, scales, activation fragments) is loaded one step ahead.
+    struct Step {
+      uint4 w1a, w1b, w3a, w3b;
+      uint32_t s1g, s1g8, s3g, s3g8;
+      uint2 b[NT][4];
       float sa[NT][2];
+    };
+    auto load_step = [&](int64_t sb, Step& st) {
+      st.w1a = load_stream_16(c1 + sb * 1024), st.w1b = load_stream_16(c1 + sb * 1024 + 16);
+      st.s1g = *reinterpret_cast<const uint32_t*>(s1 + sb * 64 + g * 4);
+      st.s1g8 = *reinterpret_cast<const uint32_t*>(s1 + sb * 64 + (g + 8) * 4);
+      if (TWO) {
+        st.w3a = load_stream_16(c3 + sb * 1024), st.w3b = load_stream_16(c3 + sb * 1024 + 16);
+        st.s3g = *reinterpret_cast<const uint32_t*>(s3 + sb * 64 + g * 4);
+        st.s3g8 = *reinterpret_cast<const uint32_t*>(s3 + sb * 64 + (g + 8) * 4);
+      }
 #pragma unroll
-      for (int nt = 0; nt < NT; ++nt)
+      for (int nt = 0; nt < NT; ++nt) {
 #pragma unroll
-        for (int c = 0; c < 2; ++c) sa[nt][c] = crow[nt][c] < 0 ? 0.f : a.xs[crow[nt][c] * supers + sb];
+        for (int j = 0; j < 4; ++j)
+          st.b[nt][j] = brow[nt] < 0 ? make_uint2(0, 0)
+                                     : *reinterpret_cast<const uint2*>(a.xq + brow[nt] * a.k + sb * 128 + j * 32 + t * 8);
+#pragma unroll
+        for (int c = 0; c < 2; ++c) st.sa[nt][c] = crow[nt][c] < 0 ? 0.0f : a.xs[crow[nt][c] * supers + sb];
+      }
+    };
+    Step cur{}, nxt{};
+    load_step(sb0, cur);
+    for (int64_t sb = sb0; sb < sb1; ++sb) {
+      if (sb + 1 < sb1) load_step(sb + 1, nxt);
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        uint2 b[NT];
-#pragma unroll
-        for (int nt = 0; nt < NT; ++nt)
-          b[nt] = brow[nt] < 0 ? make_uint2(0, 0)
-                              : *reinterpret_cast<const uint2*>(a.xq + brow[nt] * a.m1.k + sb * 128 + j * 32 + t * 8);
-        fp4_block<NT>(acc1, word_of(w1a, w1b, 2 * j), word_of(w1a, w1b, 2 * j + 1), s1g, s1g8, j, b, sa, a.control);
+        fp4_block<NT>(acc1, word_of(cur.w1a, cur.w1b, 2 * j), word_of(cur.w1a, cur.w1b, 2 * j + 1), cur.s1g, cur.s1g8,
+                      j, cur.b, cur.sa, a.control);
         if (TWO)
-          fp4_block<NT>(acc3, word_of(w3a, w3b, 2 * j), word_of(w3a, w3b, 2 * j + 1), s3g, s3g8, j, b, sa, a.control);
+          fp4_block<NT>(acc3, word_of(cur.w3a, cur.w3b, 2 * j), word_of(cur.w3a, cur.w3b, 2 * j + 1), cur.s3g,
+                        cur.s3g8, j, cur.b, cur.sa, a.control);
       }
+      cur = nxt;
     }
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt) {
@@ -223,27 +265,45 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) experts_pass_kernel(PassA
         if (q >= end) continue;
         const int32_t pair = a.ws.list[q];
         const int64_t feature = tile * 16 + (jj < 2 ? g : g + 8);
-        float v;
-        if (TWO) {
-          float gate = bf16_bits_to_float(float_to_bf16_bits(acc1[nt][jj]));
-          float up = bf16_bits_to_float(float_to_bf16_bits(acc3[nt][jj]));
-          if (a.limit > 0) {
-            gate = fminf(gate, a.limit);
-            up = fminf(fmaxf(up, -a.limit), a.limit);
-          }
-          v = gate / (1.0f + expf(-gate)) * up * a.weights[pair];
+        if (a.splits == 1) {
+          a.out[int64_t(pair) * a.out_features + feature] = epilogue(a, TWO, acc1[nt][jj], acc3[nt][jj], pair);
         } else {
-          v = acc1[nt][jj];
+          const int64_t at = (split * pairs + pair) * a.out_features + feature;
+          a.ws.partial[at] = acc1[nt][jj];
+          if (TWO) a.ws.partial[(a.splits + split) * pairs * a.out_features + (at - split * pairs * a.out_features)] = acc3[nt][jj];
         }
-        a.out[int64_t(pair) * a.m1.out_features + feature] = float_to_bf16_bits(v);
       }
     }
   }
+  if (a.splits == 1) return;
+  __threadfence();
+  __syncwarp();
+  unsigned arrived = 0;
+  unsigned* counter = &a.ws.arrivals[expert * a.tiles + tile];
+  if (lane == 0) arrived = atomicAdd(counter, 1u);
+  arrived = __shfl_sync(0xffffffffu, arrived, 0);
+  if (arrived != unsigned(a.splits - 1)) return;
+  __threadfence();
+  for (int64_t i = begin * 16 + lane; i < int64_t(end) * 16; i += 32) {
+    const int32_t pair = a.ws.list[i / 16];
+    const int64_t feature = tile * 16 + i % 16;
+    const int64_t at = int64_t(pair) * a.out_features + feature;
+    float g1 = __ldcg(&a.ws.partial[at]), g3 = 0.0f;
+    if (TWO) g3 = __ldcg(&a.ws.partial[a.splits * pairs * a.out_features + at]);
+    for (int64_t s = 1; s < a.splits; ++s) {
+      g1 += __ldcg(&a.ws.partial[s * pairs * a.out_features + at]);
+      if (TWO) g3 += __ldcg(&a.ws.partial[(a.splits + s) * pairs * a.out_features + at]);
+    }
+    a.out[at] = epilogue(a, TWO, g1, g3, pair);
+  }
+  if (lane == 0) *counter = 0u;
 }
 
-// y[row] = sum of the row's expert outputs in ascending expert id (fp32), then the shared output; bf16.
+// y[row] = sum of the row's expert outputs in ascending expert id (fp32), then the shared output; bf16 or the
+// float32 accumulator.
 __global__ void combine_kernel(const uint16_t* __restrict__ o, const int32_t* __restrict__ ids, int32_t top_k,
-                               const uint16_t* __restrict__ shared, int64_t rows, int64_t hidden, uint16_t* __restrict__ y) {
+                               const uint16_t* __restrict__ shared, int64_t rows, int64_t hidden, void* y, bool y_f32,
+                               bool round_bf16) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= rows * hidden) return;
   const int64_t row = i / hidden, d = i % hidden;
@@ -258,12 +318,28 @@ __global__ void combine_kernel(const uint16_t* __restrict__ o, const int32_t* __
   float acc = 0.f;
   for (int k = 0; k < top_k; ++k) acc += bf16_bits_to_float(o[(row * top_k + order[k]) * hidden + d]);
   if (shared) acc += bf16_bits_to_float(shared[i]);
-  y[i] = float_to_bf16_bits(acc);
+  if (y_f32) {
+    static_cast<float*>(y)[i] = round_bf16 ? bf16_bits_to_float(float_to_bf16_bits(acc)) : acc;
+  } else {
+    static_cast<uint16_t*>(y)[i] = float_to_bf16_bits(acc);
+  }
+}
+
+__global__ void fill_tables(const uint8_t* w13, const uint8_t* s13, const uint8_t* w2, const uint8_t* s2,
+                            int64_t experts, int64_t c13, int64_t sc13, int64_t c2, int64_t sc2, const uint8_t** t) {
+  const int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= experts) return;
+  t[0 * experts + e] = w13 + (2 * e) * c13;
+  t[1 * experts + e] = s13 + (2 * e) * sc13;
+  t[2 * experts + e] = w13 + (2 * e + 1) * c13;
+  t[3 * experts + e] = s13 + (2 * e + 1) * sc13;
+  t[4 * experts + e] = w2 + e * c2;
+  t[5 * experts + e] = s2 + e * sc2;
 }
 
 template <bool TWO>
 void launch_pass(const PassArgs& a, int64_t max_active, int rows_per_pass, cudaStream_t s) {
-  const int64_t warps = max_active * a.tiles;
+  const int64_t warps = max_active * a.tiles * a.splits;
   const unsigned blocks = unsigned((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
   switch (rows_per_pass) {
     case 8: experts_pass_kernel<1, TWO><<<blocks, kWarpsPerBlock * 32, 0, s>>>(a); break;
@@ -278,38 +354,52 @@ void launch_pass(const PassArgs& a, int64_t max_active, int rows_per_pass, cudaS
 
 size_t fp4_experts_workspace_bytes(const Fp4ExpertsView& w, int64_t rows, int32_t top_k) {
   const int64_t pairs = rows * top_k;
-  return align256(size_t(rows * w.hidden)) + align256(size_t(rows * (w.hidden / 128)) * 4) +
-         3 * align256(size_t(w.experts + 1) * 4) + align256(4) + align256(size_t(pairs) * 4) +
-         align256(size_t(pairs * w.inter) * 2) + align256(size_t(pairs * w.inter)) +
-         align256(size_t(pairs * (w.inter / 128)) * 4) + align256(size_t(pairs * w.hidden) * 2);
+  return align256(arrival_count(w) * 4) + 3 * align256(size_t(w.experts + 1) * 4) + align256(4) +
+         align256(size_t(pairs) * 4) + align256(partial_floats(w, pairs) * 4) + align256(size_t(rows * w.hidden)) +
+         align256(size_t(rows * (w.hidden / 128)) * 4) + align256(size_t(pairs * w.inter) * 2) +
+         align256(size_t(pairs * w.inter)) + align256(size_t(pairs * (w.inter / 128)) * 4) +
+         align256(size_t(pairs * w.hidden) * 2);
 }
 
-void fp4_experts(const Fp4ExpertsView& w, const uint16_t* x, int64_t rows, const ExpertRoutingView& routing,
-                 const uint16_t* shared, uint16_t* y, void* workspace, int rows_per_pass, void* stream) {
+void fp4_experts_workspace_init(void* workspace, const Fp4ExpertsView& w, void* stream) {
+  PLUMB_CUDA_CHECK(cudaMemsetAsync(workspace, 0, arrival_count(w) * 4, cudaStream_t(stream)));
+}
+
+void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, const ExpertRoutingView& routing,
+                 void* workspace, int rows_per_pass, void* stream) {
   if (rows == 0) return;
   PLUMB_CHECK(routing.top_k >= 1 && routing.top_k <= kMaxTopK && w.experts <= 1024);
   PLUMB_CHECK(w.hidden % 128 == 0 && w.inter % 128 == 0);
   auto s = cudaStream_t(stream);
-  const Workspace ws = carve(workspace, w, rows, routing.top_k);
   const int64_t pairs = rows * routing.top_k;
+  const Workspace ws = carve(workspace, w, rows, pairs);
   if (rows_per_pass == 0) rows_per_pass = rows <= 8 ? 8 : rows <= 16 ? 16 : 32;
   const int64_t max_active = std::min<int64_t>(w.experts, pairs);
-  const int control = kernels::planted(kFirstRow) ? control_first_row
+  const int control = kernels::planted(kFirstRow)     ? control_first_row
                       : kernels::planted(kScalePer64) ? control_scale_per_64
                                                       : control_none;
   const float limit = kernels::planted(kNoClamp) ? 0.0f : w.swiglu_limit;
-  if (kernels::planted(kSkipShared)) shared = nullptr;
+  const uint16_t* shared = kernels::planted(kSkipShared) ? nullptr : io.shared;
 
-  act_quant_e4m3(x, rows, w.hidden, ws.xq, ws.xs, stream);
+  if (io.x_f32) {
+    act_quant_e4m3_f32(static_cast<const float*>(io.x), io.x_stride, rows, w.hidden, ws.xq, ws.xs, stream);
+  } else {
+    PLUMB_CHECK(io.x_stride == 0 || io.x_stride == w.hidden);
+    act_quant_e4m3(static_cast<const uint16_t*>(io.x), rows, w.hidden, ws.xq, ws.xs, stream);
+  }
   build_expert_lists<<<1, 256, 0, s>>>(routing.ids, pairs, int(w.experts), ws);
   PLUMB_CUDA_LAUNCHED("build_expert_lists");
 
-  const size_t code13 = fp4_shuffled_code_bytes(w.inter, w.hidden), scale13 = fp4_shuffled_scale_bytes(w.inter, w.hidden);
   PassArgs up{};
   up.ws = ws;
-  up.m1 = {w.w13_codes, w.w13_scales, int64_t(code13), int64_t(scale13), w.inter, w.hidden};
-  up.m3 = up.m1;
+  up.codes = w.w1_codes;
+  up.scales = w.w1_scales;
+  up.codes3 = w.w3_codes;
+  up.scales3 = w.w3_scales;
+  up.out_features = w.inter;
+  up.k = w.hidden;
   up.tiles = w.inter / 16;
+  up.splits = splits_for(w.hidden);
   up.xq = ws.xq;
   up.xs = ws.xs;
   up.top_k = routing.top_k;
@@ -319,24 +409,51 @@ void fp4_experts(const Fp4ExpertsView& w, const uint16_t* x, int64_t rows, const
   up.out = ws.h;
   up.control = control;
   launch_pass<true>(up, max_active, rows_per_pass, s);
-
   act_quant_e4m3(ws.h, pairs, w.inter, ws.hq, ws.hs, stream);
-  PassArgs down{};
-  down.ws = ws;
-  down.m1 = {w.w2_codes, w.w2_scales, int64_t(fp4_shuffled_code_bytes(w.hidden, w.inter)),
-             int64_t(fp4_shuffled_scale_bytes(w.hidden, w.inter)), w.hidden, w.inter};
+
+  PassArgs down = up;
+  down.codes = w.w2_codes;
+  down.scales = w.w2_scales;
+  down.codes3 = nullptr;
+  down.scales3 = nullptr;
+  down.out_features = w.hidden;
+  down.k = w.inter;
   down.tiles = w.hidden / 16;
+  down.splits = splits_for(w.inter);
   down.xq = ws.hq;
   down.xs = ws.hs;
-  down.top_k = routing.top_k;
   down.by_row = false;
   down.out = ws.o;
-  down.control = control;
   launch_pass<false>(down, max_active, rows_per_pass, s);
 
   const int64_t count = rows * w.hidden;
-  combine_kernel<<<unsigned((count + 255) / 256), 256, 0, s>>>(ws.o, routing.ids, routing.top_k, shared, rows, w.hidden, y);
+  combine_kernel<<<unsigned((count + 255) / 256), 256, 0, s>>>(ws.o, routing.ids, routing.top_k, shared, rows,
+                                                              w.hidden, io.y, io.y_f32, io.round_bf16);
   PLUMB_CUDA_LAUNCHED("combine");
 }
+
+void* make_fp4_expert_tables(const uint8_t* w13_codes, const uint8_t* w13_scales, const uint8_t* w2_codes,
+                             const uint8_t* w2_scales, int64_t experts, int64_t hidden, int64_t inter,
+                             Fp4ExpertsView& view) {
+  const uint8_t** t = nullptr;
+  PLUMB_CUDA_CHECK(cudaMalloc(&t, size_t(6 * experts) * sizeof(void*)));
+  fill_tables<<<unsigned((experts + 127) / 128), 128>>>(
+      w13_codes, w13_scales, w2_codes, w2_scales, experts, int64_t(fp4_shuffled_code_bytes(inter, hidden)),
+      int64_t(fp4_shuffled_scale_bytes(inter, hidden)), int64_t(fp4_shuffled_code_bytes(hidden, inter)),
+      int64_t(fp4_shuffled_scale_bytes(hidden, inter)), t);
+  PLUMB_CUDA_LAUNCHED("fill_tables");
+  view.w1_codes = t + 0 * experts;
+  view.w1_scales = t + 1 * experts;
+  view.w3_codes = t + 2 * experts;
+  view.w3_scales = t + 3 * experts;
+  view.w2_codes = t + 4 * experts;
+  view.w2_scales = t + 5 * experts;
+  view.experts = experts;
+  view.hidden = hidden;
+  view.inter = inter;
+  return t;
+}
+
+void free_fp4_expert_tables(void* tables) { cudaFree(tables); }
 
 }  // namespace plumb::cuda

@@ -23,12 +23,15 @@ size_t fp4_shuffled_scale_bytes(int64_t rows, int64_t cols);
 void shuffle_fp4_matrix(const uint8_t* codes, const uint8_t* scales, int64_t rows, int64_t cols, uint8_t* out_codes,
                         uint8_t* out_scales);
 
+// Device arrays of device pointers, one entry per expert, to its matrices in shuffled layout: w1 and w3
+// ([inter, hidden]) and w2 ([hidden, inter]), codes and scales.
 struct Fp4ExpertsView {
-  // Per expert, in shuffled layout: w1 and w3 ([inter, hidden]) then w2 ([hidden, inter]).
-  const uint8_t* w13_codes = nullptr;   // experts x 2 x fp4_shuffled_code_bytes(inter, hidden)
-  const uint8_t* w13_scales = nullptr;  // experts x 2 x fp4_shuffled_scale_bytes(inter, hidden)
-  const uint8_t* w2_codes = nullptr;    // experts x fp4_shuffled_code_bytes(hidden, inter)
-  const uint8_t* w2_scales = nullptr;   // experts x fp4_shuffled_scale_bytes(hidden, inter)
+  const uint8_t* const* w1_codes = nullptr;
+  const uint8_t* const* w1_scales = nullptr;
+  const uint8_t* const* w3_codes = nullptr;
+  const uint8_t* const* w3_scales = nullptr;
+  const uint8_t* const* w2_codes = nullptr;
+  const uint8_t* const* w2_scales = nullptr;
   int64_t experts = 0, hidden = 0, inter = 0;
   float swiglu_limit = 0;  // 0: no clamp
 };
@@ -39,11 +42,34 @@ struct ExpertRoutingView {
   int32_t top_k = 0;
 };
 
-size_t fp4_experts_workspace_bytes(const Fp4ExpertsView& w, int64_t rows, int32_t top_k);
+// Input rows (bf16 bits or float32 holding bf16 values), an optional shared-expert output to add (bf16 bits),
+// and the output: bf16 bits, or float32 (rounded to bf16 or the float32 accumulator itself).
+struct ExpertsIo {
+  const void* x = nullptr;
+  bool x_f32 = false;
+  int64_t x_stride = 0;  // 0: hidden
+  const uint16_t* shared = nullptr;
+  void* y = nullptr;
+  bool y_f32 = false;
+  bool round_bf16 = true;
+};
 
-// y [rows, hidden] bf16 = sum over each row's experts (ascending id) + shared (bf16 [rows, hidden], or null).
+// Device scratch for a call with `rows` rows; zero it once with fp4_experts_workspace_init (calls keep its
+// split arrival counters at zero).
+size_t fp4_experts_workspace_bytes(const Fp4ExpertsView& w, int64_t rows, int32_t top_k);
+void fp4_experts_workspace_init(void* workspace, const Fp4ExpertsView& w, void* stream);
+
+// y [rows, hidden] = sum over each row's experts (ascending id) + shared.
 // rows_per_pass: 8, 16 or 32 rows share a weight pass (0: by row count); every choice gives the same bits.
-void fp4_experts(const Fp4ExpertsView& w, const uint16_t* x, int64_t rows, const ExpertRoutingView& routing,
-                 const uint16_t* shared, uint16_t* y, void* workspace, int rows_per_pass, void* stream);
+void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, const ExpertRoutingView& routing,
+                 void* workspace, int rows_per_pass, void* stream);
+
+// Device pointer tables for experts stored back to back (matrix e at base + e * stride): a helper for tests and
+// synth. Returns a device buffer holding the six tables; `view` points into it.
+struct Fp4ExpertTables;
+void* make_fp4_expert_tables(const uint8_t* w13_codes, const uint8_t* w13_scales, const uint8_t* w2_codes,
+                             const uint8_t* w2_scales, int64_t experts, int64_t hidden, int64_t inter,
+                             Fp4ExpertsView& view);
+void free_fp4_expert_tables(void* tables);
 
 }  // namespace plumb::cuda

@@ -16,51 +16,97 @@ const kernels::ControlId kRowsReadPassFirstRow =
     kernels::register_control("fp8_linear_cuda", "rows_read_pass_first_row", "every row of a pass reads the pass's first row");
 enum : int { control_none = 0, control_drop_last = 1, control_first_row = 2 };
 
-// One warp per 128-wide K block of one row: amax, the power-of-two scale, and the e4m3 codes.
-__global__ void act_quant_kernel(const uint16_t* __restrict__ x, int64_t rows, int64_t k, uint8_t* __restrict__ codes,
-                                 float* __restrict__ scales) {
+__device__ __forceinline__ float input_value(const uint16_t* x, int64_t i) { return bf16_bits_to_float(x[i]); }
+__device__ __forceinline__ float input_value(const float* x, int64_t i) { return x[i]; }
+
+// One warp per 128-wide K block of one row: amax, the power-of-two scale, and the e4m3 codes. Dividing by a power
+// of two is multiplying by its exact reciprocal (an Inf block's reciprocal is 0, so its codes become NaN, and its
+// finite values 0, exactly as a division by Inf would).
+template <typename T>
+__global__ void act_quant_kernel(const T* __restrict__ x, int64_t x_stride, int64_t rows, int64_t k,
+                                 uint8_t* __restrict__ codes, float* __restrict__ scales) {
   const int64_t kblocks = k / 128;
   const int64_t item = int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
   if (item >= rows * kblocks) return;
   const int lane = threadIdx.x % 32;
   const int64_t row = item / kblocks, kb = item % kblocks;
-  const uint16_t* src = x + row * k + kb * 128 + lane * 4;
-  const uint2 raw = *reinterpret_cast<const uint2*>(src);
-  const float v[4] = {bf16_bits_to_float(uint16_t(raw.x)), bf16_bits_to_float(uint16_t(raw.x >> 16)),
-                      bf16_bits_to_float(uint16_t(raw.y)), bf16_bits_to_float(uint16_t(raw.y >> 16))};
+  const int64_t at = row * x_stride + kb * 128 + lane * 4;
+  const float v[4] = {input_value(x, at), input_value(x, at + 1), input_value(x, at + 2), input_value(x, at + 3)};
   float amax = fmaxf(fmaxf(fabsf(v[0]), fabsf(v[1])), fmaxf(fabsf(v[2]), fabsf(v[3])));
   for (int o = 16; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
   const int e = pow2_scale_exponent_dev(amax, 448.0f);
-  const float scale = ldexpf(1.0f, e);  // Inf for an Inf block: its codes become NaN, as the release's
+  const float inv = e >= 128 ? 0.0f : ldexpf(1.0f, -e);
   uint32_t packed = 0;
-  for (int i = 0; i < 4; ++i) packed |= uint32_t(float_to_e4m3(__fdiv_rn(v[i], scale))) << (8 * i);
+  for (int i = 0; i < 4; ++i) packed |= uint32_t(float_to_e4m3(v[i] * inv)) << (8 * i);
   *reinterpret_cast<uint32_t*>(codes + row * k + kb * 128 + lane * 4) = packed;
-  if (lane == 0) scales[row * kblocks + kb] = scale;
+  if (lane == 0) scales[row * kblocks + kb] = ldexpf(1.0f, e);
 }
 
 struct LinearArgs {
   const uint8_t* w;
   const uint8_t* wscale;
   int64_t n, k;
-  const uint8_t* xq;
-  const float* xs;
+  const uint8_t* xq;    // e4m3 [rows, k]
+  const float* xs;      // [rows, k / 128] pow2 scales
   int64_t rows;
   int splits;
-  float* partial;  // [splits, rows, n] when splits > 1
-  uint16_t* y;     // [rows, n] when splits == 1
-  int control;     // planted control (kernels/control.h), control_none in production
+  float* partial;       // [splits, rows, n] when splits > 1
+  unsigned* arrivals;   // [n / 16] split arrival counters, zero between calls
+  void* y;              // [rows, y_stride], bf16 bits or float32
+  bool y_f32, round_bf16;
+  int64_t y_stride;
+  float output_scale;
+  int control;          // planted control (kernels/control.h), control_none in production
 };
 
-__device__ __forceinline__ void load_block(const LinearArgs& a, int64_t r0, int64_t r1, int64_t kb, int t,
-                                           uint4 (&blk)[2][2]) {
-  for (int c = 0; c < 2; ++c) {
-    const int64_t kofs = kb * 128 + c * 64 + t * 16;
-    blk[c][0] = load_stream_16(a.w + r0 * a.k + kofs);
-    blk[c][1] = load_stream_16(a.w + r1 * a.k + kofs);
+__device__ __forceinline__ void store_output(const LinearArgs& a, int64_t row, int64_t m, float acc) {
+  float v = a.round_bf16 ? bf16_bits_to_float(float_to_bf16_bits(acc)) : acc;
+  if (a.output_scale != 1.0f) {
+    v *= a.output_scale;
+    if (a.round_bf16) v = bf16_bits_to_float(float_to_bf16_bits(v));
+  }
+  if (a.y_f32) {
+    static_cast<float*>(a.y)[row * a.y_stride + m] = v;
+  } else {
+    static_cast<uint16_t*>(a.y)[row * a.y_stride + m] = float_to_bf16_bits(v);
   }
 }
 
-// A warp owns 16 output features and one K split; each pass covers NT * 8 rows.
+// What one 128-wide K block needs, loaded one block ahead: this warp's weight fragments (two 64-wide chunks of
+// rows g and g+8), its rows' activation fragments and the scales of its accumulator columns (rows 2t, 2t+1).
+template <int NT>
+struct BlockLoad {
+  uint4 w[2][2];
+  uint4 q[NT][2];
+  float sa[NT][2];
+};
+
+template <int NT>
+__device__ __forceinline__ void load_block(const LinearArgs& a, int64_t m0, int64_t m1, int64_t kb, int64_t base,
+                                           int g, int t, BlockLoad<NT>& b) {
+  const int64_t kblocks = a.k / 128;
+#pragma unroll
+  for (int c = 0; c < 2; ++c) {
+    const int64_t kofs = kb * 128 + c * 64 + t * 16;
+    b.w[c][0] = load_stream_16(a.w + m0 * a.k + kofs);
+    b.w[c][1] = load_stream_16(a.w + m1 * a.k + kofs);
+  }
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt) {
+    const int64_t row = a.control == control_first_row ? base : base + nt * 8 + g;
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      const int64_t kofs = kb * 128 + c * 64 + t * 16;
+      b.q[nt][c] = row < a.rows ? *reinterpret_cast<const uint4*>(a.xq + row * a.k + kofs) : make_uint4(0, 0, 0, 0);
+    }
+    const int64_t r0 = base + nt * 8 + 2 * t, r1 = r0 + 1;
+    b.sa[nt][0] = r0 < a.rows ? a.xs[r0 * kblocks + kb] : 0.0f;
+    b.sa[nt][1] = r1 < a.rows ? a.xs[r1 * kblocks + kb] : 0.0f;
+  }
+}
+
+// A warp owns 16 output features and one K split; each pass covers NT * 8 rows. With several splits, the last
+// warp of a feature tile to finish sums the splits' partials in ascending order (the same order every launch).
 template <int NT>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32) fp8_linear_kernel(LinearArgs a) {
   const int64_t warp_id = int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
@@ -81,36 +127,25 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) fp8_linear_kernel(LinearA
     float acc[NT][4];
     for (int nt = 0; nt < NT; ++nt)
       for (int j = 0; j < 4; ++j) acc[nt][j] = 0.0f;
-    uint4 cur[2][2], nxt[2][2];
-    load_block(a, m0, m1, kb0, t, cur);
+    BlockLoad<NT> cur, nxt;
+    load_block<NT>(a, m0, m1, kb0, base, g, t, cur);
     for (int64_t kb = kb0; kb < kb1; ++kb) {
-      if (kb + 1 < kb1) load_block(a, m0, m1, kb + 1, t, nxt);
-      float blk[NT][4];
-      for (int nt = 0; nt < NT; ++nt)
-        for (int j = 0; j < 4; ++j) blk[nt][j] = 0.0f;
-#pragma unroll
-      for (int c = 0; c < 2; ++c) {
-        const int64_t kofs = kb * 128 + c * 64 + t * 16;
-#pragma unroll
-        for (int nt = 0; nt < NT; ++nt) {
-          const int64_t row = a.control == control_first_row ? base : base + nt * 8 + g;
-          const uint4 b = row < a.rows ? *reinterpret_cast<const uint4*>(a.xq + row * a.k + kofs) : make_uint4(0, 0, 0, 0);
-          mma_e4m3_16x8x32(blk[nt], cur[c][0].x, cur[c][1].x, cur[c][0].y, cur[c][1].y, b.x, b.y);
-          mma_e4m3_16x8x32(blk[nt], cur[c][0].z, cur[c][1].z, cur[c][0].w, cur[c][1].w, b.z, b.w);
-        }
-      }
+      if (kb + 1 < kb1) load_block<NT>(a, m0, m1, kb + 1, base, g, t, nxt);
       const float sw = e8m0_value(wscale_row[kb]);
 #pragma unroll
       for (int nt = 0; nt < NT; ++nt) {
+        float blk[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          const int64_t row = base + nt * 8 + 2 * t + (j & 1);
-          const float sa = row < a.rows ? a.xs[row * kblocks + kb] : 0.0f;
-          acc[nt][j] = fmaf(blk[nt][j], sa * sw, acc[nt][j]);
+        for (int c = 0; c < 2; ++c) {
+          mma_e4m3_16x8x32(blk, cur.w[c][0].x, cur.w[c][1].x, cur.w[c][0].y, cur.w[c][1].y, cur.q[nt][c].x, cur.q[nt][c].y);
+          mma_e4m3_16x8x32(blk, cur.w[c][0].z, cur.w[c][1].z, cur.w[c][0].w, cur.w[c][1].w, cur.q[nt][c].z, cur.q[nt][c].w);
         }
+        acc[nt][0] = fmaf(blk[0], cur.sa[nt][0] * sw, acc[nt][0]);
+        acc[nt][1] = fmaf(blk[1], cur.sa[nt][1] * sw, acc[nt][1]);
+        acc[nt][2] = fmaf(blk[2], cur.sa[nt][0] * sw, acc[nt][2]);
+        acc[nt][3] = fmaf(blk[3], cur.sa[nt][1] * sw, acc[nt][3]);
       }
-#pragma unroll
-      for (int c = 0; c < 2; ++c) cur[c][0] = nxt[c][0], cur[c][1] = nxt[c][1];
+      cur = nxt;
     }
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt) {
@@ -120,22 +155,28 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) fp8_linear_kernel(LinearA
         const int64_t m = j < 2 ? m0 : m1;
         if (row >= a.rows) continue;
         if (a.splits == 1) {
-          a.y[row * a.n + m] = float_to_bf16_bits(acc[nt][j]);
+          store_output(a, row, m, acc[nt][j]);
         } else {
           a.partial[(int64_t(split) * a.rows + row) * a.n + m] = acc[nt][j];
         }
       }
     }
   }
-}
-
-// Sums the K splits in ascending order and rounds to bf16.
-__global__ void sum_splits_kernel(const float* __restrict__ partial, int splits, int64_t count, uint16_t* __restrict__ y) {
-  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  float acc = partial[i];
-  for (int s = 1; s < splits; ++s) acc += partial[int64_t(s) * count + i];
-  y[i] = float_to_bf16_bits(acc);
+  if (a.splits == 1) return;
+  __threadfence();
+  __syncwarp();
+  unsigned arrived = 0;
+  if (lane == 0) arrived = atomicAdd(&a.arrivals[mtile], 1u);
+  arrived = __shfl_sync(0xffffffffu, arrived, 0);
+  if (arrived != unsigned(a.splits - 1)) return;
+  __threadfence();
+  for (int64_t i = lane; i < a.rows * 16; i += 32) {
+    const int64_t row = i / 16, m = mtile * 16 + i % 16;
+    float sum = __ldcg(&a.partial[row * a.n + m]);
+    for (int s = 1; s < a.splits; ++s) sum += __ldcg(&a.partial[(int64_t(s) * a.rows + row) * a.n + m]);
+    store_output(a, row, m, sum);
+  }
+  if (lane == 0) a.arrivals[mtile] = 0u;
 }
 
 size_t align256(size_t b) { return (b + 255) / 256 * 256; }
@@ -152,33 +193,57 @@ int fp8_linear_splits(int64_t n, int64_t k) {
 
 size_t fp8_linear_workspace_bytes(int64_t n, int64_t k, int64_t rows) {
   const int s = fp8_linear_splits(n, k);
-  return align256(size_t(rows * k)) + align256(size_t(rows * (k / 128)) * sizeof(float)) +
+  return align256(size_t(n / 16) * sizeof(unsigned)) + align256(size_t(rows * k)) +
+         align256(size_t(rows * (k / 128)) * sizeof(float)) +
          (s > 1 ? align256(size_t(s) * size_t(rows * n) * sizeof(float)) : 0);
+}
+
+void fp8_linear_workspace_init(void* workspace, int64_t n, void* stream) {
+  PLUMB_CUDA_CHECK(cudaMemsetAsync(workspace, 0, size_t(n / 16) * sizeof(unsigned), cudaStream_t(stream)));
 }
 
 void act_quant_e4m3(const uint16_t* x, int64_t rows, int64_t k, uint8_t* codes, float* scales, void* stream) {
   const int64_t items = rows * (k / 128);
   if (items == 0) return;
   const int64_t blocks = (items + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  act_quant_kernel<<<unsigned(blocks), kWarpsPerBlock * 32, 0, cudaStream_t(stream)>>>(x, rows, k, codes, scales);
+  act_quant_kernel<<<unsigned(blocks), kWarpsPerBlock * 32, 0, cudaStream_t(stream)>>>(x, k, rows, k, codes, scales);
   PLUMB_CUDA_LAUNCHED("act_quant");
 }
 
-void fp8_linear(const Fp8WeightView& w, const uint16_t* x, int64_t rows, uint16_t* y, void* workspace,
-                int rows_per_pass, void* stream) {
-  if (rows == 0) return;
-  PLUMB_CHECK(w.n % 16 == 0 && w.k % 128 == 0 && w.k / 128 >= 2);
-  auto* base = static_cast<uint8_t*>(workspace);
-  uint8_t* xq = base;
-  auto* xs = reinterpret_cast<float*>(base + align256(size_t(rows * w.k)));
-  auto* partial = reinterpret_cast<float*>(base + align256(size_t(rows * w.k)) +
-                                           align256(size_t(rows * (w.k / 128)) * sizeof(float)));
-  act_quant_e4m3(x, rows, w.k, xq, xs, stream);
+void act_quant_e4m3_f32(const float* x, int64_t x_stride, int64_t rows, int64_t k, uint8_t* codes, float* scales,
+                        void* stream) {
+  const int64_t items = rows * (k / 128);
+  if (items == 0) return;
+  const int64_t blocks = (items + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  act_quant_kernel<<<unsigned(blocks), kWarpsPerBlock * 32, 0, cudaStream_t(stream)>>>(x, x_stride ? x_stride : k, rows,
+                                                                                       k, codes, scales);
+  PLUMB_CUDA_LAUNCHED("act_quant");
+}
 
+void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* workspace, int rows_per_pass,
+                void* stream) {
+  if (rows == 0) return;
+  PLUMB_CHECK(w.n % 16 == 0 && w.k % 128 == 0 && w.k >= 128);
+  auto* base = static_cast<uint8_t*>(workspace);
+  auto* arrivals = reinterpret_cast<unsigned*>(base);
+  base += align256(size_t(w.n / 16) * sizeof(unsigned));
+  uint8_t* xq = base;
+  base += align256(size_t(rows * w.k));
+  auto* xs = reinterpret_cast<float*>(base);
+  base += align256(size_t(rows * (w.k / 128)) * sizeof(float));
+  auto* partial = reinterpret_cast<float*>(base);
+  if (io.x_f32) {
+    act_quant_e4m3_f32(static_cast<const float*>(io.x), io.x_stride, rows, w.k, xq, xs, stream);
+  } else {
+    PLUMB_CHECK(io.x_stride == 0 || io.x_stride == w.k);
+    act_quant_e4m3(static_cast<const uint16_t*>(io.x), rows, w.k, xq, xs, stream);
+  }
   const int control = kernels::planted(kDropLastKBlock)         ? control_drop_last
                       : kernels::planted(kRowsReadPassFirstRow) ? control_first_row
                                                                 : control_none;
-  LinearArgs a{w.codes, w.scales, w.n, w.k, xq, xs, rows, fp8_linear_splits(w.n, w.k), partial, y, control};
+  LinearArgs a{w.codes, w.scales, w.n, w.k, xq, xs, rows, fp8_linear_splits(w.n, w.k), partial,
+               io.arrivals ? io.arrivals : arrivals,
+               io.y, io.y_f32, io.round_bf16, io.y_stride ? io.y_stride : w.n, io.output_scale, control};
   if (rows_per_pass == 0) rows_per_pass = rows <= 8 ? 8 : rows <= 16 ? 16 : 32;
   const int64_t warps = (w.n / 16) * a.splits;
   const unsigned blocks = unsigned((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
@@ -190,11 +255,14 @@ void fp8_linear(const Fp8WeightView& w, const uint16_t* x, int64_t rows, uint16_
     default: fail("fp8_linear: rows_per_pass must be 8, 16 or 32, got {}", rows_per_pass);
   }
   PLUMB_CUDA_LAUNCHED("fp8_linear");
-  if (a.splits > 1) {
-    const int64_t count = rows * w.n;
-    sum_splits_kernel<<<unsigned((count + 255) / 256), 256, 0, s>>>(partial, a.splits, count, y);
-    PLUMB_CUDA_LAUNCHED("sum_splits");
-  }
+}
+
+void fp8_linear(const Fp8WeightView& w, const uint16_t* x, int64_t rows, uint16_t* y, void* workspace,
+                int rows_per_pass, void* stream) {
+  LinearIo io;
+  io.x = x;
+  io.y = y;
+  fp8_linear(w, io, rows, workspace, rows_per_pass, stream);
 }
 
 }  // namespace plumb::cuda

@@ -21,15 +21,38 @@ struct Fp8WeightView {
 
 // How many pieces K is split into for this shape (a function of the shape alone).
 int fp8_linear_splits(int64_t n, int64_t k);
-// Device scratch a call with `rows` rows needs (quantized activations, scales, split partials).
+// Device scratch a call with `rows` rows needs (arrival counters, quantized activations, partials). Zero it once with
+// fp8_linear_workspace_init before the first call; every call leaves the counters at zero again.
 size_t fp8_linear_workspace_bytes(int64_t n, int64_t k, int64_t rows);
+void fp8_linear_workspace_init(void* workspace, int64_t n, void* stream);
 
-// Quantizes bf16 activations x [rows, k] per 128 to e4m3 codes [rows, k] and float scales [rows, k/128].
+// Quantizes activations x [rows, k] (bf16 bits, or float32 holding bf16 values; rows `x_stride` elements apart,
+// 0: k) per 128 to e4m3 codes [rows, k] and float scales [rows, k/128].
 void act_quant_e4m3(const uint16_t* x, int64_t rows, int64_t k, uint8_t* codes, float* scales, void* stream);
+void act_quant_e4m3_f32(const float* x, int64_t x_stride, int64_t rows, int64_t k, uint8_t* codes, float* scales,
+                        void* stream);
 
-// y [rows, n] (bf16) = W x. `rows_per_pass` picks the variant (8, 16 or 32 rows share each weight load; 0 picks
-// by row count); every variant gives the same bits. `control` is the planted control id passed to the kernel.
+// Where a linear reads and writes: bf16 bits or float32, with row strides (0: packed). The output is
+// round(round(acc) * output_scale) with round = bf16 rounding when round_bf16, else the float32 accumulator.
+struct LinearIo {
+  const void* x = nullptr;
+  bool x_f32 = false;
+  int64_t x_stride = 0;
+  void* y = nullptr;
+  bool y_f32 = false;
+  int64_t y_stride = 0;
+  bool round_bf16 = true;
+  float output_scale = 1.0f;
+  unsigned* arrivals = nullptr;  // split arrival counters (n / 16, zero between calls); null: the workspace's own
+};
+
+// y [rows, n] (bf16) = W x: the activations are quantized once (act_quant_e4m3), then one GEMM kernel in which
+// the last of a feature tile's K splits to finish sums the splits' partials in ascending order.
+// `rows_per_pass` picks the variant (8, 16 or 32 rows share each weight load; 0 picks by row count); every
+// variant gives the same bits.
 void fp8_linear(const Fp8WeightView& w, const uint16_t* x, int64_t rows, uint16_t* y, void* workspace,
                 int rows_per_pass, void* stream);
+void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* workspace, int rows_per_pass,
+                void* stream);
 
 }  // namespace plumb::cuda

@@ -1,7 +1,8 @@
 // Contract entry: the CUDA routed FP4 experts (gate/up + clamped SwiGLU x routing weight + down + combine in
 // ascending expert id + shared output). The oracle is unrounded float64: w1/w3/w2 dequantized exactly, no
 // activation quantization. The promised bound is dominated by quantizing h (the down projection's input) to e4m3:
-// at most 2^-4 relative per element, averaging out over the 2048 inputs of w2: 5% of the row's largest output.
+// at most 2^-4 relative per element, averaging out over the inputs of w2: 6% of the row's largest output.
+#ifdef PLUMB_HAVE_CUDA
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -42,7 +43,7 @@ class ExpertsProblem : public Problem {
     x_ = fp8_exact_activations(rows, s.hidden, rng, -7, -5);
     if (mix == RowMix::mix_nonfinite) plant_nonfinite(x_, rows, s.hidden);
     shared_.resize(size_t(rows * s.hidden));
-    for (auto& v : shared_) v = f32_to_bf16(float(rng.normal()));
+    for (auto& v : shared_) v = f32_to_bf16(float(30.0 * rng.normal()));  // as large as the routed outputs
     ids_.resize(size_t(rows * s.top_k));
     weights_.resize(ids_.size());
     for (int32_t r = 0; r < rows; ++r) {
@@ -64,6 +65,7 @@ class ExpertsProblem : public Problem {
     upload();
   }
 
+  ~ExpertsProblem() override { cuda::free_fp4_expert_tables(tables_); }
   int32_t rows() const override { return rows_; }
   int32_t width() const override { return int32_t(s_.hidden); }
   int32_t variants() const override { return 3; }
@@ -90,8 +92,12 @@ class ExpertsProblem : public Problem {
     dweights_.upload(weights.data(), weights.size() * 4);
     dy_.fill_bytes(0xff);
     const int passes[] = {8, 16, 32};
-    cuda::fp4_experts(view_, dx_.as<uint16_t>(), m, {dids_.as<int32_t>(), dweights_.as<float>(), s_.top_k},
-                      dshared_.as<uint16_t>(), dy_.as<uint16_t>(), dws_.get(), passes[variant], nullptr);
+    cuda::ExpertsIo io;
+    io.x = dx_.get();
+    io.shared = dshared_.as<uint16_t>();
+    io.y = dy_.get();
+    cuda::fp4_experts(view_, io, m, {dids_.as<int32_t>(), dweights_.as<float>(), s_.top_k}, dws_.get(),
+                      passes[variant], nullptr);
     cuda::synchronize();
     dy_.download(y.data(), y.size() * 2);
     for (size_t i = 0; i < y.size(); ++i) out[i] = double(bf16_to_f32(y[i]));
@@ -149,13 +155,16 @@ class ExpertsProblem : public Problem {
       buf.upload(v.data(), v.size());
     };
     up(d13_, h13), up(ds13_, hs13), up(d2_, h2), up(ds2_, hs2);
-    view_ = {d13_.as<uint8_t>(), ds13_.as<uint8_t>(), d2_.as<uint8_t>(), ds2_.as<uint8_t>(), s_.experts, s_.hidden, s_.inter, kLimit};
+    tables_ = cuda::make_fp4_expert_tables(d13_.as<uint8_t>(), ds13_.as<uint8_t>(), d2_.as<uint8_t>(),
+                                           ds2_.as<uint8_t>(), s_.experts, s_.hidden, s_.inter, view_);
+    view_.swiglu_limit = kLimit;
     dx_ = cuda::DeviceBuffer(x_.size() * 2);
     dshared_ = cuda::DeviceBuffer(shared_.size() * 2);
     dy_ = cuda::DeviceBuffer(shared_.size() * 2);
     dids_ = cuda::DeviceBuffer(ids_.size() * 4);
     dweights_ = cuda::DeviceBuffer(weights_.size() * 4);
     dws_ = cuda::DeviceBuffer(cuda::fp4_experts_workspace_bytes(view_, rows_, s_.top_k));
+    cuda::fp4_experts_workspace_init(dws_.get(), view_, nullptr);
   }
 
   ExpertShape s_;
@@ -165,6 +174,7 @@ class ExpertsProblem : public Problem {
   std::vector<int32_t> ids_;
   std::vector<float> weights_;
   cuda::Fp4ExpertsView view_;
+  void* tables_ = nullptr;
   cuda::DeviceBuffer d13_, ds13_, d2_, ds2_, dx_, dshared_, dy_, dids_, dweights_, dws_;
 };
 
@@ -176,7 +186,7 @@ KernelSpec fp4_experts_cuda_entry() {
   s.description = "routed FP4 experts: gate/up + clamped SwiGLU x weight + down + ascending-id combine + shared";
   for (const auto& shape : kShapes) s.shapes.push_back({shape.name, shape.release});
   s.mixes = {RowMix::mix_same_routing, RowMix::mix_disjoint_routing, RowMix::mix_random_routing, RowMix::mix_nonfinite};
-  s.bound = 0.05;
+  s.bound = 0.06;
   s.controls = {"fp4_experts_cuda/rows_read_pass_first_row", "fp4_experts_cuda/scale_per_64",
                 "fp4_experts_cuda/no_clamp", "fp4_experts_cuda/skip_shared"};
   s.make = [](const Shape& shape, RowMix mix, int32_t rows, uint64_t seed) -> std::unique_ptr<Problem> {
@@ -188,3 +198,4 @@ KernelSpec fp4_experts_cuda_entry() {
 }
 
 }  // namespace plumb::contract
+#endif  // PLUMB_HAVE_CUDA

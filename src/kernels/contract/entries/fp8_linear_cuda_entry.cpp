@@ -1,6 +1,7 @@
 // Contract entry: the CUDA FP8 linear (activation quantization + e4m3 MMA with per-128 promotion + bf16 output).
 // Inputs are exactly representable after activation quantization, so the promised error is the accumulation and
 // the bf16 output rounding alone: 2^-8 of the row's largest output.
+#ifdef PLUMB_HAVE_CUDA
 #include <cmath>
 #include <memory>
 
@@ -39,6 +40,7 @@ class Fp8LinearProblem : public Problem {
     dx_ = cuda::DeviceBuffer(x_.size() * 2);
     dy_ = cuda::DeviceBuffer(size_t(rows * s.n) * 2);
     dws_ = cuda::DeviceBuffer(cuda::fp8_linear_workspace_bytes(s.n, s.k, rows));
+    cuda::fp8_linear_workspace_init(dws_.get(), s.n, nullptr);
   }
   int32_t rows() const override { return rows_; }
   int32_t width() const override { return int32_t(w_.n); }
@@ -100,3 +102,4 @@ KernelSpec fp8_linear_cuda_entry() {
 }
 
 }  // namespace plumb::contract
+#endif  // PLUMB_HAVE_CUDA

@@ -1,0 +1,82 @@
+// Device helpers shared by the CUDA backend's op kernels: weight decoding, bf16 rounding, float32 results of
+// transcendentals evaluated in double (as the CPU backend does), and block reductions in a fixed order.
+#pragma once
+
+#include <cuda_fp8.h>
+
+#include <cstdint>
+
+#include "kernels/cuda/mma_fp8.cuh"
+#include "kernels/cuda/ops_cuda.h"
+
+namespace plumb::cuda::ops {
+
+__device__ __forceinline__ float bf16r(float x) { return bf16_bits_to_float(float_to_bf16_bits(x)); }
+
+__device__ __forceinline__ float e4m3_value(uint8_t code) {
+  const __half_raw h = __nv_cvt_fp8_to_halfraw(__nv_fp8_storage_t(code), __NV_E4M3);
+  return __half2float(__half(h));
+}
+
+__device__ __forceinline__ float e2m1_value(uint8_t nibble) {
+  const float mag[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+  const float v = mag[nibble & 7];
+  return (nibble & 8) ? -v : v;
+}
+
+// Value of weight element (r, c), exactly (every stored value is a float32).
+__device__ __forceinline__ float weight_at(const WeightRef& w, int64_t r, int64_t c) {
+  switch (w.format) {
+    case 0: {
+      const uint8_t code = static_cast<const uint8_t*>(w.data)[r * w.cols + c];
+      return e4m3_value(code) * e8m0_value(w.scales[(r / 128) * w.scale_cols + c / 128]);
+    }
+    case 1: {
+      const uint8_t byte = static_cast<const uint8_t*>(w.data)[r * (w.cols / 2) + c / 2];
+      return e2m1_value((c & 1) ? byte >> 4 : byte & 0xF) * e8m0_value(w.scales[r * w.scale_cols + c / 32]);
+    }
+    case 2: return bf16_bits_to_float(static_cast<const uint16_t*>(w.data)[r * w.cols + c]);
+    case 3: return static_cast<const float*>(w.data)[r * w.cols + c];
+    default: return float(static_cast<const int64_t*>(w.data)[r * w.cols + c]);
+  }
+}
+
+__device__ __forceinline__ float exp_f32(float x) { return float(exp(double(x))); }
+__device__ __forceinline__ float sigmoid_f32(float x) { return float(1.0 / (1.0 + exp(-double(x)))); }
+__device__ __forceinline__ float silu_f32(float x) { return float(double(x) / (1.0 + exp(-double(x)))); }
+__device__ __forceinline__ float rsqrt_f32(float x) { return float(1.0 / sqrt(double(x))); }
+
+template <typename T>
+__device__ __forceinline__ T* row_ptr(const View& v, int64_t r) {
+  return static_cast<T*>(v.data) + r * v.stride;
+}
+
+__device__ __forceinline__ float warp_sum(float v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// Sum of one value per thread over the block: a fixed xor tree in each warp, then the warps' sums in warp order.
+// Every thread gets the result. `shared` holds at least blockDim.x / 32 floats.
+__device__ __forceinline__ float block_sum(float v, float* shared) {
+  v = warp_sum(v);
+  const int warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  __syncthreads();
+  if (threadIdx.x % 32 == 0) shared[warp] = v;
+  __syncthreads();
+  float total = 0.0f;
+  for (int w = 0; w < warps; ++w) total += shared[w];
+  return total;
+}
+
+// Sum over i of a(i) * b(i) for i in [0, n): thread t takes i = t, t + blockDim.x, ... in order, then block_sum.
+template <typename A, typename B>
+__device__ __forceinline__ float block_dot(int64_t n, A a, B b, float* shared) {
+  float acc = 0.0f;
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) acc += a(i) * b(i);
+  return block_sum(acc, shared);
+}
+
+inline unsigned blocks_for(int64_t n, int threads) { return unsigned((n + threads - 1) / threads); }
+
+}  // namespace plumb::cuda::ops

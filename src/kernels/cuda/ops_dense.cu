@@ -1,0 +1,268 @@
+// CUDA backend ops on dense rows: the unquantized linear, embedding, norms, RoPE, rounding simulation, Hadamard,
+// sums, SwiGLU and row copies (release numerics; ops_cuda.h).
+#include <cmath>
+
+#include "kernels/control.h"
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/ops_common.cuh"
+
+namespace plumb::cuda::ops {
+namespace {
+
+const kernels::ControlId kScaleExponentOffByOne = kernels::register_control(
+    "act_quant_cuda", "scale_exponent_off_by_one", "the simulated rounding uses half the release's block scale");
+
+constexpr int kRowsPerPass = 8;
+
+// One warp per output feature; lanes take 8 consecutive K values per step (k ascending within a lane), a fixed
+// xor tree joins the lanes. Each row's sum is its own: rows share the weight loads, never arithmetic.
+__global__ void dense_linear_kernel(WeightRef w, int64_t groups, View x, View y, bool round, float scale) {
+  const int64_t warps = int64_t(gridDim.x) * (blockDim.x / 32);
+  const int lane = threadIdx.x % 32;
+  const int64_t per_group = w.rows / groups;
+  for (int64_t o = int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; o < w.rows; o += warps) {
+    const int64_t xoff = (o / per_group) * w.cols;
+    for (int64_t base = 0; base < x.rows; base += kRowsPerPass) {
+      float acc[kRowsPerPass];
+      for (int r = 0; r < kRowsPerPass; ++r) acc[r] = 0.0f;
+      for (int64_t c0 = int64_t(lane) * 8; c0 < w.cols; c0 += 256) {
+        float wv[8];
+        if (w.format == 2 && c0 + 8 <= w.cols) {  // bf16: one 16-byte load
+          const uint4 raw = *reinterpret_cast<const uint4*>(static_cast<const uint16_t*>(w.data) + o * w.cols + c0);
+          const uint32_t words[4] = {raw.x, raw.y, raw.z, raw.w};
+          for (int i = 0; i < 4; ++i) {
+            wv[2 * i] = bf16_bits_to_float(uint16_t(words[i]));
+            wv[2 * i + 1] = bf16_bits_to_float(uint16_t(words[i] >> 16));
+          }
+        } else {
+          for (int i = 0; i < 8; ++i) wv[i] = c0 + i < w.cols ? weight_at(w, o, c0 + i) : 0.0f;
+        }
+        for (int r = 0; r < kRowsPerPass; ++r) {
+          if (base + r >= x.rows) break;
+          const float* xr = row_ptr<const float>(x, base + r) + xoff;
+          for (int i = 0; i < 8 && c0 + i < w.cols; ++i) acc[r] += wv[i] * xr[c0 + i];
+        }
+      }
+      for (int r = 0; r < kRowsPerPass; ++r) {
+        if (base + r >= x.rows) break;
+        float v = warp_sum(acc[r]);
+        if (lane == 0) {
+          v = round ? bf16r(v) : v;
+          if (scale != 1.0f) {
+            v *= scale;
+            if (round) v = bf16r(v);
+          }
+          row_ptr<float>(y, base + r)[o] = v;
+        }
+      }
+    }
+  }
+}
+
+__global__ void embed_kernel(WeightRef table, const int32_t* tokens, int64_t copies, View out) {
+  const int64_t r = blockIdx.x;
+  for (int64_t c = threadIdx.x; c < out.cols; c += blockDim.x)
+    row_ptr<float>(out, r)[c] = weight_at(table, tokens[r], c % table.cols);
+}
+
+__global__ void rms_norm_kernel(WeightRef w, float eps, View x, View y) {
+  __shared__ float shared[32];
+  const int64_t r = blockIdx.x;
+  const float* in = row_ptr<const float>(x, r);
+  const float ss = block_dot(x.cols, [&](int64_t i) { return in[i]; }, [&](int64_t i) { return in[i]; }, shared);
+  const float scale = rsqrt_f32(ss * (1.0f / float(x.cols)) + eps);
+  for (int64_t c = threadIdx.x; c < x.cols; c += blockDim.x)
+    row_ptr<float>(y, r)[c] = bf16r(weight_at(w, 0, c) * (in[c] * scale));
+}
+
+// The release's per-head q norm in bf16 tensor ops: squares, mean, eps, rsqrt and product each rounded to bf16.
+__global__ void head_rms_norm_kernel(int64_t head_dim, float eps, View x) {
+  __shared__ float shared[32];
+  float* head = row_ptr<float>(x, blockIdx.x) + int64_t(blockIdx.y) * head_dim;
+  const float sum = block_dot(head_dim, [&](int64_t i) { return bf16r(head[i] * head[i]); }, [](int64_t) { return 1.0f; }, shared);
+  const float mean = bf16r(sum * (1.0f / float(head_dim)));
+  const float scale = bf16r(rsqrt_f32(bf16r(mean + eps)));
+  __syncthreads();
+  for (int64_t c = threadIdx.x; c < head_dim; c += blockDim.x) head[c] = bf16r(head[c] * scale);
+}
+
+__global__ void rope_kernel(int64_t head_dim, int64_t rope_dims, bool inverse, const float* freqs,
+                            const int64_t* positions, View x) {
+  const int64_t r = blockIdx.x, pairs = rope_dims / 2, heads = x.cols / head_dim;
+  const float position = float(positions[r]);
+  for (int64_t i = threadIdx.x; i < pairs * heads; i += blockDim.x) {
+    const int64_t k = i % pairs, h = i / pairs;
+    const float angle = position * freqs[k];
+    const float c = float(cos(double(angle))), s = float(sin(double(angle)));
+    float* pair = row_ptr<float>(x, r) + h * head_dim + (head_dim - rope_dims) + 2 * k;
+    const float a = pair[0], b = pair[1];
+    if (inverse) {
+      pair[0] = bf16r(a * c + b * s);
+      pair[1] = bf16r(b * c - a * s);
+    } else {
+      pair[0] = bf16r(a * c - b * s);
+      pair[1] = bf16r(a * s + b * c);
+    }
+  }
+}
+
+__device__ __forceinline__ float round_e2m1(float x) {
+  // Nearest on {0, .5, 1, 1.5, 2, 3, 4, 6}, ties to the even code; |x| <= 6 here (clamped before).
+  const float grid[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+  const float a = fabsf(x);
+  int best = 0;
+  for (int i = 1; i < 8; ++i) {
+    const float d_best = fabsf(a - grid[best]), d = fabsf(a - grid[i]);
+    if (d < d_best || (d == d_best && (i & 1) == 0)) best = i;
+  }
+  return copysignf(grid[best], x);
+}
+
+// FP8 (block of 64) or FP4 (block of 32) rounding simulation of one block: the release's inplace act_quant.
+__global__ void quant_sim_kernel(int format, int64_t block, int64_t col_begin, View x, int scale_shift) {
+  __shared__ float shared_max[32];
+  float* v = row_ptr<float>(x, blockIdx.x) + col_begin + int64_t(blockIdx.y) * block;
+  float amax = 0.0f;
+  for (int64_t i = threadIdx.x; i < block; i += blockDim.x) amax = fmaxf(amax, fabsf(v[i]));
+  for (int o = 16; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+  if (threadIdx.x % 32 == 0) shared_max[threadIdx.x / 32] = amax;
+  __syncthreads();
+  amax = 0.0f;
+  for (int w = 0; w < int(blockDim.x / 32); ++w) amax = fmaxf(amax, shared_max[w]);
+  int e;
+  if (format == 0) {
+    e = pow2_scale_exponent_dev(amax, 448.0f);
+  } else if (isinf(amax)) {
+    e = 128;  // as FP8's float32 scale overflows: an infinity stays infinite, finite values become 0
+  } else {
+    const double ratio = double(fmaxf(amax, 6.0f * ldexpf(1.0f, -126))) / 6.0;
+    int ex;
+    const double m = frexp(ratio, &ex);
+    e = m == 0.5 ? ex - 1 : ex;
+  }
+  e -= scale_shift;
+  const float fmax = format == 0 ? 448.0f : 6.0f;
+  for (int64_t i = threadIdx.x; i < block; i += blockDim.x) {
+    float q = fminf(fmaxf(ldexpf(v[i], -e), -fmax), fmax);
+    if (isnan(v[i])) q = v[i];  // NaN stays NaN (fminf/fmaxf would drop it; e2m1 has no NaN code)
+    q = isnan(q) ? q : format == 0 ? e4m3_value(float_to_e4m3(q)) : round_e2m1(q);
+    v[i] = bf16r(ldexpf(q, e));
+  }
+}
+
+__global__ void hadamard_kernel(int64_t size, View x) {
+  extern __shared__ float buf[];
+  float* v = row_ptr<float>(x, blockIdx.x) + int64_t(blockIdx.y) * size;
+  for (int64_t i = threadIdx.x; i < size; i += blockDim.x) buf[i] = v[i];
+  __syncthreads();
+  for (int64_t h = 1; h < size; h *= 2) {
+    for (int64_t t = threadIdx.x; t < size / 2; t += blockDim.x) {
+      const int64_t j = (t / h) * 2 * h + t % h;
+      const float a = buf[j], b = buf[j + h];
+      buf[j] = a + b;
+      buf[j + h] = a - b;
+    }
+    __syncthreads();
+  }
+  const float scale = float(1.0 / sqrt(double(size)));
+  for (int64_t i = threadIdx.x; i < size; i += blockDim.x) v[i] = bf16r(buf[i] * scale);
+}
+
+__global__ void add_kernel(View a, View b, View out) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= out.rows * out.cols) return;
+  const int64_t r = i / out.cols, c = i % out.cols;
+  row_ptr<float>(out, r)[c] = bf16r(row_ptr<const float>(a, r)[c] + row_ptr<const float>(b, r)[c % b.cols]);
+}
+
+__global__ void swiglu_kernel(View a, View b, float limit, View out) {
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= out.rows * out.cols) return;
+  const int64_t r = i / out.cols, c = i % out.cols;
+  float g = row_ptr<const float>(a, r)[c], u = row_ptr<const float>(b, r)[c];
+  if (limit > 0) {  // comparisons keep NaN, as the release's clamp does
+    g = g > limit ? limit : g;
+    u = u > limit ? limit : (u < -limit ? -limit : u);
+  }
+  row_ptr<float>(out, r)[c] = bf16r(silu_f32(g) * u * 1.0f);
+}
+
+__global__ void copy_rows_kernel(View src, const int64_t* src_rows, View dst, const int64_t* dst_rows, int bytes) {
+  const int64_t i = blockIdx.x;
+  const char* from = static_cast<const char*>(src.data) + src_rows[i] * src.stride * bytes;
+  char* to = static_cast<char*>(dst.data) + dst_rows[i] * dst.stride * bytes;
+  for (int64_t c = threadIdx.x; c < src.cols * bytes; c += blockDim.x) to[c] = from[c];
+}
+
+}  // namespace
+
+void dense_linear(const WeightRef& w, int64_t groups, View x, View y, bool round_bf16, float output_scale, Stream s) {
+  if (x.rows == 0) return;
+  const int threads = 256;
+  const int64_t blocks = std::min<int64_t>((w.rows + 7) / 8, 65535);
+  dense_linear_kernel<<<unsigned(blocks), threads, 0, cudaStream_t(s)>>>(w, groups, x, y, round_bf16, output_scale);
+  PLUMB_CUDA_LAUNCHED("dense_linear");
+}
+
+void embed(const WeightRef& table, const int32_t* tokens, int64_t copies, View out, Stream s) {
+  if (out.rows == 0) return;
+  embed_kernel<<<unsigned(out.rows), 256, 0, cudaStream_t(s)>>>(table, tokens, copies, out);
+  PLUMB_CUDA_LAUNCHED("embed");
+}
+
+void rms_norm(const WeightRef& w, double eps, View x, View y, Stream s) {
+  if (x.rows == 0) return;
+  rms_norm_kernel<<<unsigned(x.rows), 256, 0, cudaStream_t(s)>>>(w, float(eps), x, y);
+  PLUMB_CUDA_LAUNCHED("rms_norm");
+}
+
+void head_rms_norm(int64_t heads, int64_t head_dim, double eps, View x, Stream s) {
+  if (x.rows == 0) return;
+  head_rms_norm_kernel<<<dim3(unsigned(x.rows), unsigned(heads)), 128, 0, cudaStream_t(s)>>>(head_dim, float(eps), x);
+  PLUMB_CUDA_LAUNCHED("head_rms_norm");
+}
+
+void rope(int64_t head_dim, int64_t rope_dims, bool inverse, const float* freqs, const int64_t* positions, View x,
+          Stream s) {
+  if (x.rows == 0) return;
+  rope_kernel<<<unsigned(x.rows), 256, 0, cudaStream_t(s)>>>(head_dim, rope_dims, inverse, freqs, positions, x);
+  PLUMB_CUDA_LAUNCHED("rope");
+}
+
+void quant_sim(int format, int64_t block, int64_t col_begin, int64_t col_end, View x, Stream s) {
+  if (x.rows == 0 || col_end <= col_begin) return;
+  const dim3 grid(unsigned(x.rows), unsigned((col_end - col_begin) / block));
+  quant_sim_kernel<<<grid, 32 * unsigned((block + 31) / 32), 0, cudaStream_t(s)>>>(
+      format, block, col_begin, x, kernels::planted(kScaleExponentOffByOne) ? 1 : 0);
+  PLUMB_CUDA_LAUNCHED("quant_sim");
+}
+
+void hadamard(int64_t size, View x, Stream s) {
+  if (x.rows == 0) return;
+  const dim3 grid(unsigned(x.rows), unsigned(x.cols / size));
+  hadamard_kernel<<<grid, 64, size_t(size) * sizeof(float), cudaStream_t(s)>>>(size, x);
+  PLUMB_CUDA_LAUNCHED("hadamard");
+}
+
+void add(View a, View b, View out, Stream s) {
+  const int64_t n = out.rows * out.cols;
+  if (n == 0) return;
+  add_kernel<<<blocks_for(n, 256), 256, 0, cudaStream_t(s)>>>(a, b, out);
+  PLUMB_CUDA_LAUNCHED("add");
+}
+
+void swiglu(View a, View b, float limit, View out, Stream s) {
+  const int64_t n = out.rows * out.cols;
+  if (n == 0) return;
+  swiglu_kernel<<<blocks_for(n, 256), 256, 0, cudaStream_t(s)>>>(a, b, limit, out);
+  PLUMB_CUDA_LAUNCHED("swiglu");
+}
+
+void copy_rows(View src, const int64_t* src_rows, View dst, const int64_t* dst_rows, int64_t count, int element_bytes,
+               Stream s) {
+  if (count == 0) return;
+  copy_rows_kernel<<<unsigned(count), 256, 0, cudaStream_t(s)>>>(src, src_rows, dst, dst_rows, element_bytes);
+  PLUMB_CUDA_LAUNCHED("copy_rows");
+}
+
+}  // namespace plumb::cuda::ops

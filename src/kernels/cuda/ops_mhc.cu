@@ -1,0 +1,127 @@
+// CUDA backend mHC ops (dsv4-forward.md section 6): mixes as fixed-order block dot products, the small scalar work
+// (sigmoids, Sinkhorn) on one thread in the CPU backend's order, and the collapse / post mixes per element.
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/ops_common.cuh"
+
+namespace plumb::cuda::ops {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kMaxMixes = 64;
+
+// mix[m] = (fn[m] . x) * rsqrt(mean(x^2) + norm_eps) for m < count.
+__device__ void compute_mixes(const HcArgs& p, const WeightRef& fn, const float* x, int64_t count, float* mix,
+                              float* shared) {
+  const int64_t n = p.hc_mult * p.hidden;
+  const float ss = block_dot(n, [&](int64_t i) { return x[i]; }, [&](int64_t i) { return x[i]; }, shared);
+  const float rho = rsqrt_f32(ss * (1.0f / float(n)) + float(p.norm_eps));
+  for (int64_t m = 0; m < count; ++m) {
+    const float d = block_dot(n, [&](int64_t i) { return weight_at(fn, m, i); }, [&](int64_t i) { return x[i]; }, shared);
+    if (threadIdx.x == 0) mix[m] = d * rho;
+  }
+}
+
+__device__ void sinkhorn(float* c, int64_t hc, int64_t iters, float eps) {
+  for (int64_t j = 0; j < hc; ++j) {
+    float* row = c + j * hc;
+    float m = row[0];
+    for (int64_t k = 1; k < hc; ++k) m = fmaxf(m, row[k]);
+    float sum = 0.0f;
+    for (int64_t k = 0; k < hc; ++k) sum += (row[k] = exp_f32(row[k] - m));
+    for (int64_t k = 0; k < hc; ++k) row[k] = row[k] / sum + eps;
+  }
+  for (int64_t it = 0; it < iters; ++it) {
+    if (it > 0) {
+      for (int64_t j = 0; j < hc; ++j) {
+        float sum = 0.0f;
+        for (int64_t k = 0; k < hc; ++k) sum += c[j * hc + k];
+        for (int64_t k = 0; k < hc; ++k) c[j * hc + k] /= sum + eps;
+      }
+    }
+    for (int64_t k = 0; k < hc; ++k) {
+      float sum = 0.0f;
+      for (int64_t j = 0; j < hc; ++j) sum += c[j * hc + k];
+      for (int64_t j = 0; j < hc; ++j) c[j * hc + k] /= sum + eps;
+    }
+  }
+}
+
+__global__ void hc_pre_kernel(HcArgs p, WeightRef fn, WeightRef base, WeightRef scale, View x, View y, View post, View comb) {
+  __shared__ float shared[32];
+  __shared__ float mix[kMaxMixes], pre[16];
+  const int64_t r = blockIdx.x, hc = p.hc_mult, d = p.hidden, count = (2 + hc) * hc;
+  const float* in = row_ptr<const float>(x, r);
+  compute_mixes(p, fn, in, count, mix, shared);
+  if (threadIdx.x == 0) {
+    const float eps = float(p.hc_eps);
+    const float s0 = weight_at(scale, 0, 0), s1 = weight_at(scale, 0, 1), s2 = weight_at(scale, 0, 2);
+    for (int64_t k = 0; k < hc; ++k) {
+      pre[k] = sigmoid_f32(mix[k] * s0 + weight_at(base, 0, k)) + eps;
+      row_ptr<float>(post, r)[k] = 2.0f * sigmoid_f32(mix[hc + k] * s1 + weight_at(base, 0, hc + k));
+    }
+    float* c = row_ptr<float>(comb, r);
+    for (int64_t i = 0; i < hc * hc; ++i) c[i] = mix[2 * hc + i] * s2 + weight_at(base, 0, 2 * hc + i);
+    sinkhorn(c, hc, p.sinkhorn_iters, eps);
+  }
+  __syncthreads();
+  for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
+    float s = 0.0f;
+    for (int64_t k = 0; k < hc; ++k) s += pre[k] * in[k * d + j];
+    row_ptr<float>(y, r)[j] = bf16r(s);
+  }
+}
+
+__global__ void hc_post_kernel(HcArgs p, View f, View x, View post, View comb, View out) {
+  const int64_t hc = p.hc_mult, d = p.hidden;
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= x.rows * hc * d) return;
+  const int64_t r = i / (hc * d), k = (i / d) % hc, j = i % d;
+  const float* in = row_ptr<const float>(x, r);
+  const float* c = row_ptr<const float>(comb, r);
+  float s = 0.0f;
+  for (int64_t src = 0; src < hc; ++src) s += c[p.comb_transposed ? k * hc + src : src * hc + k] * in[src * d + j];
+  row_ptr<float>(out, r)[k * d + j] = bf16r(row_ptr<const float>(post, r)[k] * row_ptr<const float>(f, r)[j] + s);
+}
+
+__global__ void hc_head_kernel(HcArgs p, WeightRef fn, WeightRef base, WeightRef scale, View x, View y) {
+  __shared__ float shared[32];
+  __shared__ float mix[kMaxMixes];
+  const int64_t r = blockIdx.x, hc = p.hc_mult, d = p.hidden;
+  const float* in = row_ptr<const float>(x, r);
+  compute_mixes(p, fn, in, hc, mix, shared);
+  if (threadIdx.x == 0)
+    for (int64_t k = 0; k < hc; ++k)
+      mix[k] = sigmoid_f32(mix[k] * weight_at(scale, 0, 0) + weight_at(base, 0, k)) + float(p.hc_eps);
+  __syncthreads();
+  for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
+    float s = 0.0f;
+    for (int64_t k = 0; k < hc; ++k) s += mix[k] * in[k * d + j];
+    row_ptr<float>(y, r)[j] = bf16r(s);
+  }
+}
+
+}  // namespace
+
+void hc_pre(const HcArgs& p, const WeightRef& fn, const WeightRef& base, const WeightRef& scale, View x, View y,
+            View post, View comb, Stream s) {
+  PLUMB_CHECK((2 + p.hc_mult) * p.hc_mult <= kMaxMixes && p.hc_mult <= 16);
+  if (x.rows == 0) return;
+  hc_pre_kernel<<<unsigned(x.rows), kThreads, 0, cudaStream_t(s)>>>(p, fn, base, scale, x, y, post, comb);
+  PLUMB_CUDA_LAUNCHED("hc_pre");
+}
+
+void hc_post(const HcArgs& p, View f, View x, View post, View comb, View out, Stream s) {
+  const int64_t n = x.rows * p.hc_mult * p.hidden;
+  if (n == 0) return;
+  hc_post_kernel<<<blocks_for(n, 256), 256, 0, cudaStream_t(s)>>>(p, f, x, post, comb, out);
+  PLUMB_CUDA_LAUNCHED("hc_post");
+}
+
+void hc_head(const HcArgs& p, const WeightRef& fn, const WeightRef& base, const WeightRef& scale, View x, View y, Stream s) {
+  PLUMB_CHECK(p.hc_mult <= kMaxMixes);
+  if (x.rows == 0) return;
+  hc_head_kernel<<<unsigned(x.rows), kThreads, 0, cudaStream_t(s)>>>(p, fn, base, scale, x, y);
+  PLUMB_CUDA_LAUNCHED("hc_head");
+}
+
+}  // namespace plumb::cuda::ops

@@ -1,0 +1,149 @@
+// The attention sublayer (dsv4-forward.md section 7, order of section 11.3): query path, window K=V into the ring,
+// the compressor (and for CSA the lightning indexer with its own compressor), sparse attention with sinks, inverse
+// RoPE, grouped wo_a and wo_b, wrapped in mHC pre/post.
+#include <cmath>
+#include <numeric>
+#include <utility>
+
+#include "base/error.h"
+#include "model/dsv4/forward.h"
+
+namespace plumb::dsv4 {
+namespace {
+
+using kernels::LinearParams;
+using kernels::Tensor;
+
+constexpr LinearParams kFp8Linear{.quantize_input = true};  // release: FP8 activations before FP8 weights
+constexpr int64_t kKvSimBlock = 64;                          // FP8 rounding block of KV nope dims
+constexpr int64_t kIndexSimBlock = 32;                       // FP4 rounding block of indexer vectors
+
+std::vector<int64_t> iota(int64_t n) {
+  std::vector<int64_t> v(static_cast<size_t>(n));
+  std::iota(v.begin(), v.end(), int64_t(0));
+  return v;
+}
+
+}  // namespace
+
+void Forward::compress(const BlockSpec& spec, bool indexer, const CompressorWeights& w, CompressorState& st,
+                       const LaunchRows& rows, const Tensor& x, Workspace& ws) {
+  const int64_t r = spec.compress_ratio, n = rows.size();
+  const int64_t width = indexer ? config_.index_head_dim : config_.head_dim;
+  const bool overlap = spec.attention == AttentionKind::csa;
+  const kernels::CompressParams p{.ratio = r,
+                                  .width = width,
+                                  .overlap = overlap,
+                                  .ring_rows = state_.shape().compressor_ring_rows(r)};
+  const Tensor kv = ws.act(n, (overlap ? 2 : 1) * width), score = ws.act(n, (overlap ? 2 : 1) * width);
+  backend_.compress_project(p, w, rows.positions, x, kv, score);
+  std::vector<int64_t> ring_rows;
+  std::vector<kernels::CompressRow> emit;
+  std::vector<int64_t> emit_positions, emit_rows;
+  for (const auto& row : rows.rows) {
+    ring_rows.push_back(state_.compressor_row(row.slot, row.position, r));
+    if ((row.position + 1) % r != 0) continue;
+    const int64_t group = (row.position + 1) / r - 1;
+    emit.push_back({row.slot, group});
+    emit_positions.push_back(group * r);  // a compressed row rotates at its group's first position
+    emit_rows.push_back(state_.compressed_row(row.slot, group, r));
+  }
+  backend_.copy_rows(kv, iota(n), st.kv, ring_rows);
+  backend_.copy_rows(score, iota(n), st.score, ring_rows);
+  if (emit.empty()) return;
+
+  const int64_t m = int64_t(emit.size());
+  const Tensor pooled = ws.act(m, width), normed = ws.act(m, width);
+  backend_.compress_pool(p, st.kv, st.score, emit, pooled);
+  backend_.rms_norm({config_.rms_norm_eps}, w.norm, pooled, normed);
+  backend_.rope(rope_params(spec, width), emit_positions, normed);
+  if (indexer) {
+    backend_.hadamard({width}, normed);
+    backend_.quant_sim({kernels::SimFormat::fp4_e2m1, kIndexSimBlock, 0, width}, normed);
+  } else {
+    backend_.quant_sim({kernels::SimFormat::fp8_e4m3, kKvSimBlock, 0, width - config_.rope_head_dim}, normed);
+  }
+  backend_.copy_rows(normed, iota(m), st.rows, emit_rows);
+}
+
+void Forward::attention(int64_t b, const LaunchRows& rows, Tensor& x, Tensor& spare) {
+  Workspace ws(backend_);
+  const BlockSpec& spec = config_.blocks[size_t(b)];
+  const BlockWeights& w = weights_.blocks[size_t(b)];
+  BlockState& st = state_.block(b);
+  const int64_t n = rows.size(), d = config_.hidden_size, hc = config_.hc_mult;
+  const int64_t heads = config_.num_heads, hd = config_.head_dim;
+  const double eps = config_.rms_norm_eps;
+
+  const Tensor y = ws.act(n, d), post = ws.act(n, hc), comb = ws.act(n, hc * hc), xn = ws.act(n, d);
+  backend_.hc_pre(hc_params(), w.hc_attn, x, y, post, comb);
+  backend_.rms_norm({eps}, w.attn_norm, y, xn);
+
+  // Query: low-rank, normalized per head, rotated at the row's position.
+  const kernels::RopeParams rope = rope_params(spec, hd);
+  const Tensor qa = ws.act(n, config_.q_lora_rank), qr = ws.act(n, config_.q_lora_rank), q = ws.act(n, heads * hd);
+  backend_.linear(kFp8Linear, w.attn.wq_a, xn, qa);
+  backend_.rms_norm({eps}, w.attn.q_norm, qa, qr);
+  backend_.linear(kFp8Linear, w.attn.wq_b, qr, q);
+  backend_.head_rms_norm({heads, hd, eps}, q);
+  backend_.rope(rope, rows.positions, q);
+
+  // Window key = value: normalized, rotated, nope dims rounded through FP8, into the ring at the row's position.
+  const Tensor kv = ws.act(n, hd), kvn = ws.act(n, hd);
+  backend_.linear(kFp8Linear, w.attn.wkv, xn, kv);
+  backend_.rms_norm({eps}, w.attn.kv_norm, kv, kvn);
+  backend_.rope(rope, rows.positions, kvn);
+  backend_.quant_sim({kernels::SimFormat::fp8_e4m3, kKvSimBlock, 0, hd - config_.rope_head_dim}, kvn);
+  std::vector<int64_t> window_rows;
+  for (const auto& row : rows.rows) window_rows.push_back(state_.window_row(row.slot, row.position));
+  backend_.copy_rows(kvn, iota(n), st.window, window_rows);
+
+  const Tensor* selected = nullptr;
+  Tensor selection, indexer_margin;
+  if (spec.compress_ratio > 0) compress(spec, false, w.attn.compressor, st.compressor, rows, xn, ws);
+  if (spec.attention == AttentionKind::csa) {
+    // Lightning indexer: its query from qr, its head weights from x, its own compressor, then top-k.
+    const int64_t ih = config_.index_n_heads, ihd = config_.index_head_dim;
+    const Tensor iq = ws.act(n, ih * ihd), iw = ws.act(n, ih);
+    backend_.linear(kFp8Linear, w.attn.index_wq_b, qr, iq);
+    backend_.rope(rope_params(spec, ihd), rows.positions, iq);
+    backend_.hadamard({ihd}, iq);
+    backend_.quant_sim({kernels::SimFormat::fp4_e2m1, kIndexSimBlock, 0, ih * ihd}, iq);
+    const double weight_scale = 1.0 / std::sqrt(double(ihd)) / std::sqrt(double(ih));
+    backend_.linear({.output_scale = weight_scale}, w.attn.index_weights_proj, xn, iw);
+    compress(spec, true, w.attn.index_compressor, st.indexer, rows, xn, ws);
+    selection = ws.i32(n, config_.index_topk);
+    indexer_margin = ws.act(n, 1);
+    backend_.indexer_topk({.heads = ih,
+                           .head_dim = ihd,
+                           .topk = config_.index_topk,
+                           .ratio = spec.compress_ratio,
+                           .rows_per_slot = state_.shape().compressed_rows(spec.compress_ratio)},
+                          iq, iw, st.indexer.rows, rows.rows, selection, &indexer_margin);
+    selected = &selection;
+    record(&selection, &indexer_margin, nullptr, nullptr, n);
+  }
+
+  const Tensor o = ws.act(n, heads * hd);
+  const kernels::AttentionParams ap{
+      .heads = heads,
+      .head_dim = hd,
+      .softmax_scale = 1.0 / std::sqrt(double(hd)),
+      .window = config_.sliding_window,
+      .ring_rows = state_.shape().window_ring_rows(),
+      .compress_ratio = spec.compress_ratio,
+      .compressed_rows_per_slot = spec.compress_ratio > 0 ? state_.shape().compressed_rows(spec.compress_ratio) : 0};
+  backend_.attention(ap, q, st.window, st.compressor.rows, selected, w.attn.sinks, rows.rows, o);
+
+  // Values carry their own positions' rotation: undo the query position's on the output, then project.
+  kernels::RopeParams inverse = rope;
+  inverse.inverse = true;
+  backend_.rope(inverse, rows.positions, o);
+  const Tensor oa = ws.act(n, config_.o_groups * config_.o_lora_rank), f = ws.act(n, d);
+  backend_.linear({.groups = config_.o_groups}, w.attn.wo_a, o, oa);
+  backend_.linear(kFp8Linear, w.attn.wo_b, oa, f);
+  backend_.hc_post(hc_params(), f, x, post, comb, spare);
+  std::swap(x, spare);
+}
+
+}  // namespace plumb::dsv4

@@ -1,0 +1,38 @@
+// The MoE sublayer (dsv4-forward.md section 8): router, routed experts summed in ascending expert id, the shared
+// expert added last, wrapped in mHC pre/post.
+#include <utility>
+
+#include "model/dsv4/forward.h"
+
+namespace plumb::dsv4 {
+
+void Forward::moe(int64_t b, const LaunchRows& rows, kernels::Tensor& x, kernels::Tensor& spare) {
+  Workspace ws(backend_);
+  const BlockSpec& spec = config_.blocks[size_t(b)];
+  const BlockWeights& w = weights_.blocks[size_t(b)];
+  const int64_t n = rows.size(), d = config_.hidden_size, hc = config_.hc_mult, k = config_.experts_per_token;
+
+  const kernels::Tensor y = ws.act(n, d), post = ws.act(n, hc), comb = ws.act(n, hc * hc), xn = ws.act(n, d);
+  backend_.hc_pre(hc_params(), w.hc_ffn, x, y, post, comb);
+  backend_.rms_norm({config_.rms_norm_eps}, w.ffn_norm, y, xn);
+
+  const kernels::Tensor ids = ws.i32(n, k), weights = ws.act(n, k), margin = ws.act(n, 1);
+  backend_.route({.experts = config_.n_routed_experts,
+                  .topk = k,
+                  .route_scale = config_.routed_scaling_factor,
+                  .hash = spec.hash_routed},
+                 w.router, xn, rows.tokens, ids, weights, &margin);
+  record(nullptr, nullptr, &ids, &margin, n);
+
+  const kernels::Tensor routed = ws.act(n, d), shared = ws.act(n, d), out = ws.act(n, d);
+  const kernels::ExpertParams routed_params{.hidden = d, .inter = config_.moe_inter_dim,
+                                            .swiglu_limit = config_.swiglu_limit};
+  backend_.routed_experts(routed_params, w.experts, xn, ids, weights, routed);
+  // The release builds the shared expert without swiglu_limit: no clamp (dsv4-forward.md section 1 item 1).
+  backend_.shared_expert({.hidden = d, .inter = config_.moe_inter_dim}, w.shared, xn, shared);
+  backend_.add(routed, shared, out);
+  backend_.hc_post(hc_params(), out, x, post, comb, spare);
+  std::swap(x, spare);
+}
+
+}  // namespace plumb::dsv4
