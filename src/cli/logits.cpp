@@ -30,7 +30,7 @@ using namespace plumb;
 using nlohmann::json;
 
 struct LogitsOptions {
-  std::string model, ids, prompt, numerics = "release", out, json_out, mtp_out, streams_out;
+  std::string model, ids, prompt, numerics = "release", backend = "cpu", out, json_out, mtp_out, streams_out;
   bool choices = false;
   int32_t chunk = 64;
 };
@@ -94,6 +94,7 @@ int run_logits(const LogitsOptions& o) {
   const int64_t n = int64_t(ids.size());
   if (o.chunk < 1) fail("--chunk must be at least 1");
   dsv4::Dsv4Options options{.numerics = kernels::parse_numerics(o.numerics),
+                            .backend = o.backend,
                             .slots = 1,
                             .max_rows_per_slot = o.chunk,
                             .max_context = n,
@@ -114,7 +115,7 @@ int run_logits(const LogitsOptions& o) {
   }
   model->set_trace(nullptr);
 
-  json summary = {{"model", dir.string()}, {"numerics", o.numerics}, {"ids", ids}, {"vocab", vocab}};
+  json summary = {{"model", dir.string()}, {"numerics", o.numerics}, {"backend", o.backend}, {"ids", ids}, {"vocab", vocab}};
   json positions = json::array();
   float max_abs = 0;
   for (int64_t p = 0; p < n; ++p) {
@@ -185,6 +186,7 @@ const plumb::cli::RegisterCommand reg(
       app.add_option("--prompt", o->prompt, "text, encoded with the model's tokenizer.json");
       app.add_option("--numerics", o->numerics, "release (production) or oracle (float64 reference)")
           ->check(CLI::IsMember({"release", "oracle"}));
+      app.add_option("--backend", o->backend, "cpu or cuda (release numerics)")->check(CLI::IsMember({"cpu", "cuda"}));
       app.add_option("--out", o->out, "write the logits (float32 rows) to this file");
       app.add_option("--json", o->json_out, "write the JSON summary here instead of stdout");
       app.add_flag("--choices", o->choices, "add each block's routing and indexer choices and top-k margins");

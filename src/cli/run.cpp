@@ -159,6 +159,7 @@ int run(const RunArgs& a) {
     return 0;
   }
   json out = {{"model", opened.name},
+              {"backend", opened.backend},
               {"prompt_tokens", p.prompt.size()},
               {"token_ids", json::array()},
               {"token_sha256", all.stats.token_sha256},

@@ -132,8 +132,8 @@ int serve(ServeArgs a) {
   api.serve_model({id, std::chrono::duration_cast<std::chrono::seconds>(now).count(), info.max_context, &engine,
                    text.get()});
   signals.serving();
-  spdlog::info("serving {} on {} ({} slots, context {}{})", id, address, a.parallel, info.max_context,
-               a.http.api_key.empty() ? "" : ", API key required");
+  spdlog::info("serving {} on {} ({} backend, {} slots, context {}{})", id, address, opened.backend, a.parallel,
+               info.max_context, a.http.api_key.empty() ? "" : ", API key required");
   status.start(api.context(), address);
 
   const int sig = signals.wait();
