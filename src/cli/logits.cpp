@@ -5,7 +5,8 @@
 // indexer choices with their top-k margins; --mtp-out writes the MTP draft logits of positions 0..n-2 (row q takes
 // the hidden state of q and the token at q + 1) in the same format; --streams-out writes each main block's output
 // streams (blocks x positions rows of hc * hidden float32, same header with rows = blocks * positions) to locate a
-// disagreement. Without MODEL, the built-in tiny model.
+// disagreement; --ops-out writes every op's outputs in call order (kernels/recording_backend.h) to find the op
+// where two backends part. Without MODEL, the built-in tiny model.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -30,7 +31,7 @@ using namespace plumb;
 using nlohmann::json;
 
 struct LogitsOptions {
-  std::string model, ids, prompt, numerics = "release", backend = "cpu", out, json_out, mtp_out, streams_out;
+  std::string model, ids, prompt, numerics = "release", backend = "cpu", out, json_out, mtp_out, streams_out, ops_out;
   bool choices = false;
   int32_t chunk = 64;
 };
@@ -99,6 +100,8 @@ int run_logits(const LogitsOptions& o) {
                             .max_rows_per_slot = o.chunk,
                             .max_context = n,
                             .name = dir.filename().string()};
+  std::vector<kernels::OpRecord> op_records;
+  if (!o.ops_out.empty()) options.record_ops = &op_records;
   auto model = dsv4::Dsv4Model::open(dir, options);
   const int64_t vocab = model->info().vocab_size;
   dsv4::ForwardTrace trace;
@@ -150,6 +153,11 @@ int run_logits(const LogitsOptions& o) {
     summary["streams_file"] = o.streams_out;
     summary["stream_blocks"] = trace.block_streams.size();
   }
+  if (!o.ops_out.empty()) {
+    kernels::write_op_records(o.ops_out, op_records);
+    summary["ops_file"] = o.ops_out;
+    summary["op_records"] = op_records.size();
+  }
   if (!o.mtp_out.empty()) {
     if (!model->info().has_mtp) fail("--mtp-out: the model has no MTP block");
     // Catch-up rows of the whole sequence, in chunks (each chunk's hidden states come from one forward).
@@ -192,6 +200,7 @@ const plumb::cli::RegisterCommand reg(
       app.add_flag("--choices", o->choices, "add each block's routing and indexer choices and top-k margins");
       app.add_option("--mtp-out", o->mtp_out, "also write the MTP draft logits of positions 0..n-2 here");
       app.add_option("--streams-out", o->streams_out, "also write each main block's output streams here");
+      app.add_option("--ops-out", o->ops_out, "also write every op's outputs, in call order, here");
       app.add_option("--chunk", o->chunk, "rows per forward launch (results do not depend on it)");
       return [o] { return run_logits(*o); };
     });

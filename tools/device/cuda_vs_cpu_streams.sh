@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Where CUDA and CPU release numerics part: each main block's output streams and the logits of one prompt on both
-# backends, compared block by block (GPU machine, .device carried).
+# backends, compared block by block, then every op's outputs compared op by op (GPU machine, .device carried).
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.device/lib
 OUT=${OUT:-/tmp/out}
 ids=$(python3 -c "print(','.join(str((i * 37 + 11) % 1024) for i in range(24)))")
 for b in cpu cuda; do
-  .device/bin/plumb logits --ids "$ids" --backend $b --choices --streams-out "$OUT/streams-$b.bin" --out "$OUT/logits-$b.bin" --json "$OUT/logits-$b.json" || exit 1
+  .device/bin/plumb logits --ids "$ids" --backend $b --choices --streams-out "$OUT/streams-$b.bin" --out "$OUT/logits-$b.bin" --json "$OUT/logits-$b.json" \
+    --ops-out "$OUT/ops-$b.bin" || exit 1
 done
 python3 - "$OUT" <<'PY'
 import json, struct, sys
@@ -33,3 +34,5 @@ print(f'choices: {len(ca)} records, {len(diff)} differ')
 for p, q in diff[:5]:
     print('  cpu', p, '| cuda', q)
 PY
+python3 tools/compare_op_records.py "$OUT/ops-cpu.bin" "$OUT/ops-cuda.bin" > "$OUT/ops-diff.txt"
+grep -B3 -A12 "first op past" "$OUT/ops-diff.txt"; tail -1 "$OUT/ops-diff.txt"

@@ -16,6 +16,7 @@
 
 #include "io/checkpoint_folder.h"
 #include "kernels/backend.h"
+#include "kernels/recording_backend.h"
 #include "model/dsv4/config.h"
 #include "model/dsv4/forward.h"
 #include "model/dsv4/slot_state.h"
@@ -31,6 +32,8 @@ struct Dsv4Options {
   int32_t max_rows_per_slot = 64;
   int64_t max_context = 0;  // 0: the config's max_position_embeddings
   std::string name;
+  // When set, every op's outputs are recorded here in call order (diagnostics: compare backends op by op).
+  std::vector<kernels::OpRecord>* record_ops = nullptr;
 };
 
 class Dsv4Model final : public model::Model {
