@@ -124,8 +124,15 @@ TEST(ContractFramework, WrongKernelAndMissedControlMakeTheRunFail) {
   const auto report = run_contract(wrong, options.run);
   ASSERT_EQ(report.kernels.size(), 1u);
   EXPECT_FALSE(report.kernels[0].gates.pass[1]);
-  EXPECT_EQ(report.summary_line(), "SUMMARY 1 kernels: 0 pass gates 1-4, 1 fail; 0 controls: 0 red as planted, 0 missed");
+  EXPECT_EQ(report.summary_line(), "SUMMARY 1 kernels: 0 pass gates 1-4, 1 fail; 0 controls: 0 red as planted, 0 missed; "
+                                    "1 kernels without a planted control");
   EXPECT_NE(contract_main(wrong, options, sink), 0);
+  // A correct kernel with no planted control: its check was never shown to fail, so the run fails.
+  const std::vector<KernelSpec> unproven = {matvec_spec(false, {})};
+  const auto unproven_report = run_contract(unproven, options.run);
+  EXPECT_EQ(unproven_report.uncontrolled(), 1);
+  EXPECT_FALSE(unproven_report.ok());
+  EXPECT_NE(contract_main(unproven, options, sink), 0);
   // A control the gates cannot see, and one that does not exist: both missed, exit non-zero.
   const std::vector<KernelSpec> blind = {matvec_spec(false, {"test_matvec/harmless", "test_matvec/not_compiled"})};
   const auto blind_report = run_contract(blind, options.run);

@@ -103,11 +103,13 @@ struct ContractOptions {
 
 struct ContractReport {
   std::vector<KernelReport> kernels;
+  bool controls_ran = false;
   int32_t failed() const;
   int32_t controls_total() const;
   int32_t controls_missed() const;
+  int32_t uncontrolled() const;  // kernels with no planted control (when controls ran): a check never shown to fail
   std::string summary_line() const;  // "SUMMARY <n> kernels: ..."
-  bool ok() const { return failed() == 0 && controls_missed() == 0; }
+  bool ok() const { return failed() == 0 && controls_missed() == 0 && uncontrolled() == 0; }
 };
 
 // Gates 1-4 of one kernel (no controls).

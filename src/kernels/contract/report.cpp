@@ -28,15 +28,24 @@ int32_t ContractReport::controls_missed() const {
   return n;
 }
 
+int32_t ContractReport::uncontrolled() const {
+  int32_t n = 0;
+  for (const auto& k : kernels) n += controls_ran && k.controls.empty() ? 1 : 0;
+  return n;
+}
+
 std::string ContractReport::summary_line() const {
   const int32_t n = int32_t(kernels.size());
   const int32_t total = controls_total(), missed = controls_missed();
-  return fmt::format("SUMMARY {} kernels: {} pass gates 1-4, {} fail; {} controls: {} red as planted, {} missed", n,
-                     n - failed(), failed(), total, total - missed, missed);
+  std::string line = fmt::format("SUMMARY {} kernels: {} pass gates 1-4, {} fail; {} controls: {} red as planted, {} missed",
+                                 n, n - failed(), failed(), total, total - missed, missed);
+  if (uncontrolled() > 0) line += fmt::format("; {} kernels without a planted control", uncontrolled());
+  return line;
 }
 
 ContractReport run_contract(const std::vector<KernelSpec>& kernels, const ContractOptions& options) {
   ContractReport report;
+  report.controls_ran = options.controls;
   size_t done = 0;
   for (const auto& spec : kernels) {
     ++done;

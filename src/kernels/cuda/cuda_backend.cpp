@@ -32,6 +32,10 @@ const ControlId kInverseIgnored =
 const ControlId kYarnIgnored = register_control("rope_cuda", "yarn_ignored", "YaRN is left out of the frequencies");
 const ControlId kSinkhornOneRound = register_control(
     "mhc_pre_cuda", "sinkhorn_one_round", "Sinkhorn stops after the softmax and one column normalization");
+const ControlId kPreRmsOverFirstStream = register_control(
+    "mhc_pre_cuda", "rms_over_first_stream", "the input RMS is taken over the first stream instead of all four");
+const ControlId kHeadRmsOverFirstStream = register_control(
+    "mhc_head_cuda", "rms_over_first_stream", "the input RMS is taken over the first stream instead of all four");
 const ControlId kPostCombTransposed =
     register_control("mhc_post_cuda", "comb_transposed", "comb is read destination-major (transposed)");
 const ControlId kApeRowOffByOne = register_control("compressor_project_cuda", "ape_row_off_by_one",
@@ -196,7 +200,9 @@ class CudaBackend final : public Backend {
   void hc_pre(HcParams p, const HcWeights& w, const Tensor& x, const Tensor& y, const Tensor& post,
               const Tensor& comb) override {
     if (planted(kSinkhornOneRound)) p.sinkhorn_iters = 1;
-    cuda::ops::hc_pre(hc(p), ref(w.fn), ref(w.base), ref(w.scale), view(x), view(y), view(post), view(comb), nullptr);
+    cuda::ops::HcArgs args = hc(p);
+    args.rms_over_first_stream = planted(kPreRmsOverFirstStream);
+    cuda::ops::hc_pre(args, ref(w.fn), ref(w.base), ref(w.scale), view(x), view(y), view(post), view(comb), nullptr);
   }
   void hc_post(HcParams p, const Tensor& f, const Tensor& x, const Tensor& post, const Tensor& comb,
                const Tensor& out) override {
@@ -205,7 +211,9 @@ class CudaBackend final : public Backend {
     cuda::ops::hc_post(args, view(f), view(x), view(post), view(comb), view(out), nullptr);
   }
   void hc_head(HcParams p, const HcWeights& w, const Tensor& x, const Tensor& y) override {
-    cuda::ops::hc_head(hc(p), ref(w.fn), ref(w.base), ref(w.scale), view(x), view(y), nullptr);
+    cuda::ops::HcArgs args = hc(p);
+    args.rms_over_first_stream = planted(kHeadRmsOverFirstStream);
+    cuda::ops::hc_head(args, ref(w.fn), ref(w.base), ref(w.scale), view(x), view(y), nullptr);
   }
 
   void compress_project(CompressParams p, const CompressorWeights& w, std::span<const int64_t> positions,

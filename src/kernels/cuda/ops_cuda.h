@@ -45,6 +45,7 @@ struct HcArgs {
   int64_t hc_mult, hidden, sinkhorn_iters;
   double hc_eps, norm_eps;
   bool comb_transposed = false;  // planted control: hc_post reads comb destination-major
+  bool rms_over_first_stream = false;  // planted control: hc_pre / hc_head take the input RMS over stream 0 only
 };
 void hc_pre(const HcArgs& p, const WeightRef& fn, const WeightRef& base, const WeightRef& scale, View x, View y,
             View post, View comb, Stream s);

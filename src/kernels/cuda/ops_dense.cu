@@ -11,6 +11,12 @@ namespace {
 
 const kernels::ControlId kScaleExponentOffByOne = kernels::register_control(
     "act_quant_cuda", "scale_exponent_off_by_one", "the simulated rounding uses half the release's block scale");
+const kernels::ControlId kFirstHeadScale = kernels::register_control(
+    "head_rms_norm_cuda", "first_head_scale", "every head is divided by the first head's RMS");
+const kernels::ControlId kLastStageSkipped =
+    kernels::register_control("hadamard_cuda", "last_stage_skipped", "the last butterfly stage is left out");
+const kernels::ControlId kRepeatSkipped = kernels::register_control(
+    "add_cuda", "repeat_skipped", "the second operand is added to its first copy's columns only");
 
 constexpr int kRowsPerPass = 8;
 
@@ -76,14 +82,25 @@ __global__ void rms_norm_kernel(WeightRef w, float eps, View x, View y) {
 }
 
 // The release's per-head q norm in bf16 tensor ops: squares, mean, eps, rsqrt and product each rounded to bf16.
-__global__ void head_rms_norm_kernel(int64_t head_dim, float eps, View x) {
+// A block takes heads_per_block consecutive heads (1; all of them when the first_head_scale control is planted, so
+// the first head's scale is known before any head is written).
+__global__ void head_rms_norm_kernel(int64_t head_dim, int64_t heads_per_block, float eps, bool first_head_scale,
+                                     View x) {
   __shared__ float shared[32];
-  float* head = row_ptr<float>(x, blockIdx.x) + int64_t(blockIdx.y) * head_dim;
-  const float sum = block_dot(head_dim, [&](int64_t i) { return bf16r(head[i] * head[i]); }, [](int64_t) { return 1.0f; }, shared);
-  const float mean = bf16r(sum * (1.0f / float(head_dim)));
-  const float scale = bf16r(rsqrt_f32(bf16r(mean + eps)));
-  __syncthreads();
-  for (int64_t c = threadIdx.x; c < head_dim; c += blockDim.x) head[c] = bf16r(head[c] * scale);
+  float first = 0.0f;
+  for (int64_t k = 0; k < heads_per_block; ++k) {
+    const int64_t h = int64_t(blockIdx.y) * heads_per_block + k;
+    float* head = row_ptr<float>(x, blockIdx.x) + h * head_dim;
+    const float sum =
+        block_dot(head_dim, [&](int64_t i) { return bf16r(head[i] * head[i]); }, [](int64_t) { return 1.0f; }, shared);
+    const float mean = bf16r(sum * (1.0f / float(head_dim)));
+    float scale = bf16r(rsqrt_f32(bf16r(mean + eps)));
+    if (h == 0) first = scale;
+    if (first_head_scale) scale = first;
+    __syncthreads();
+    for (int64_t c = threadIdx.x; c < head_dim; c += blockDim.x) head[c] = bf16r(head[c] * scale);
+    __syncthreads();
+  }
 }
 
 __global__ void rope_kernel(int64_t head_dim, int64_t rope_dims, bool inverse, const float* freqs,
@@ -150,12 +167,12 @@ __global__ void quant_sim_kernel(int format, int64_t block, int64_t col_begin, V
   }
 }
 
-__global__ void hadamard_kernel(int64_t size, View x) {
+__global__ void hadamard_kernel(int64_t size, bool last_stage_skipped, View x) {
   extern __shared__ float buf[];
   float* v = row_ptr<float>(x, blockIdx.x) + int64_t(blockIdx.y) * size;
   for (int64_t i = threadIdx.x; i < size; i += blockDim.x) buf[i] = v[i];
   __syncthreads();
-  for (int64_t h = 1; h < size; h *= 2) {
+  for (int64_t h = 1; h < (last_stage_skipped ? size / 2 : size); h *= 2) {
     for (int64_t t = threadIdx.x; t < size / 2; t += blockDim.x) {
       const int64_t j = (t / h) * 2 * h + t % h;
       const float a = buf[j], b = buf[j + h];
@@ -168,11 +185,12 @@ __global__ void hadamard_kernel(int64_t size, View x) {
   for (int64_t i = threadIdx.x; i < size; i += blockDim.x) v[i] = bf16r(buf[i] * scale);
 }
 
-__global__ void add_kernel(View a, View b, View out) {
+__global__ void add_kernel(View a, View b, bool repeat_skipped, View out) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= out.rows * out.cols) return;
   const int64_t r = i / out.cols, c = i % out.cols;
-  row_ptr<float>(out, r)[c] = bf16r(row_ptr<const float>(a, r)[c] + row_ptr<const float>(b, r)[c % b.cols]);
+  const float addend = repeat_skipped && c >= b.cols ? 0.0f : row_ptr<const float>(b, r)[c % b.cols];
+  row_ptr<float>(out, r)[c] = bf16r(row_ptr<const float>(a, r)[c] + addend);
 }
 
 __global__ void swiglu_kernel(View a, View b, float limit, View out) {
@@ -218,7 +236,10 @@ void rms_norm(const WeightRef& w, double eps, View x, View y, Stream s) {
 
 void head_rms_norm(int64_t heads, int64_t head_dim, double eps, View x, Stream s) {
   if (x.rows == 0) return;
-  head_rms_norm_kernel<<<dim3(unsigned(x.rows), unsigned(heads)), 128, 0, cudaStream_t(s)>>>(head_dim, float(eps), x);
+  const bool first_head_scale = kernels::planted(kFirstHeadScale);
+  const int64_t per_block = first_head_scale ? heads : 1;
+  head_rms_norm_kernel<<<dim3(unsigned(x.rows), unsigned(heads / per_block)), 128, 0, cudaStream_t(s)>>>(
+      head_dim, per_block, float(eps), first_head_scale, x);
   PLUMB_CUDA_LAUNCHED("head_rms_norm");
 }
 
@@ -240,14 +261,15 @@ void quant_sim(int format, int64_t block, int64_t col_begin, int64_t col_end, Vi
 void hadamard(int64_t size, View x, Stream s) {
   if (x.rows == 0) return;
   const dim3 grid(unsigned(x.rows), unsigned(x.cols / size));
-  hadamard_kernel<<<grid, 64, size_t(size) * sizeof(float), cudaStream_t(s)>>>(size, x);
+  hadamard_kernel<<<grid, 64, size_t(size) * sizeof(float), cudaStream_t(s)>>>(
+      size, kernels::planted(kLastStageSkipped), x);
   PLUMB_CUDA_LAUNCHED("hadamard");
 }
 
 void add(View a, View b, View out, Stream s) {
   const int64_t n = out.rows * out.cols;
   if (n == 0) return;
-  add_kernel<<<blocks_for(n, 256), 256, 0, cudaStream_t(s)>>>(a, b, out);
+  add_kernel<<<blocks_for(n, 256), 256, 0, cudaStream_t(s)>>>(a, b, kernels::planted(kRepeatSkipped), out);
   PLUMB_CUDA_LAUNCHED("add");
 }
 

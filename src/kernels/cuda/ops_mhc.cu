@@ -12,9 +12,9 @@ constexpr int kMaxMixes = 64;
 // mix[m] = (fn[m] . x) * rsqrt(mean(x^2) + norm_eps) for m < count.
 __device__ void compute_mixes(const HcArgs& p, const WeightRef& fn, const float* x, int64_t count, float* mix,
                               float* shared) {
-  const int64_t n = p.hc_mult * p.hidden;
-  const float ss = block_dot(n, [&](int64_t i) { return x[i]; }, [&](int64_t i) { return x[i]; }, shared);
-  const float rho = rsqrt_f32(ss * (1.0f / float(n)) + float(p.norm_eps));
+  const int64_t n = p.hc_mult * p.hidden, n_rms = p.rms_over_first_stream ? p.hidden : n;
+  const float ss = block_dot(n_rms, [&](int64_t i) { return x[i]; }, [&](int64_t i) { return x[i]; }, shared);
+  const float rho = rsqrt_f32(ss * (1.0f / float(n_rms)) + float(p.norm_eps));
   for (int64_t m = 0; m < count; ++m) {
     const float d = block_dot(n, [&](int64_t i) { return weight_at(fn, m, i); }, [&](int64_t i) { return x[i]; }, shared);
     if (threadIdx.x == 0) mix[m] = d * rho;
