@@ -107,11 +107,14 @@ __global__ void build_expert_lists(const int32_t* __restrict__ ids, int64_t pair
   }
 }
 
-// Four e2m1 codes (16 bits, low nibble first) -> four e4m3 bytes; exact (every e2m1 value is an e4m3 value).
+// Four e2m1 codes (16 bits, low nibble first) -> four e4m3 bytes holding each value times 2^-6, exactly: the
+// magnitude bits eem shifted left by 2 become e4m3 exponent ee and mantissa m00 (ee = 0 lands on e4m3's
+// subnormals, as e2m1's does), the sign moves to bit 7. Callers multiply the activation scale by 2^6 (kFp4Unscale),
+// so every product and sum is the release's, scaled by powers of two that cancel.
+constexpr float kFp4Unscale = 64.0f;
 __device__ __forceinline__ uint32_t e2m1x4_to_e4m3x4(uint32_t v) {
-  const uint32_t mag = __byte_perm(0x3C383000u, 0x4C484440u, v & 0x7777u);
-  const uint32_t sign = ((v & 0x8u) << 4) | ((v & 0x80u) << 8) | ((v & 0x800u) << 12) | ((v & 0x8000u) << 16);
-  return mag | sign;
+  const uint32_t bytes = __byte_perm(v & 0x0F0Fu, (v >> 4) & 0x0F0Fu, 0x5140);  // nibble i -> byte i
+  return ((bytes & 0x07070707u) << 2) | ((bytes & 0x08080808u) << 4);
 }
 
 __device__ __forceinline__ uint32_t word_of(const uint4& a, const uint4& b, int i) {
@@ -240,7 +243,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) experts_pass_kernel(PassA
           st.b[nt][j] = brow[nt] < 0 ? make_uint2(0, 0)
                                      : *reinterpret_cast<const uint2*>(a.xq + brow[nt] * a.k + sb * 128 + j * 32 + t * 8);
 #pragma unroll
-        for (int c = 0; c < 2; ++c) st.sa[nt][c] = crow[nt][c] < 0 ? 0.0f : a.xs[crow[nt][c] * supers + sb];
+        for (int c = 0; c < 2; ++c)
+          st.sa[nt][c] = crow[nt][c] < 0 ? 0.0f : a.xs[crow[nt][c] * supers + sb] * kFp4Unscale;
       }
     };
     Step cur{}, nxt{};
