@@ -25,6 +25,17 @@ json with_fingerprint(json j) {
   return j;
 }
 
+// The fields every reply and chunk starts with, in OpenAI's order.
+json envelope(const ReplyHeader& h, std::string_view object, json choices) {
+  return {{"id", h.id}, {"object", object}, {"created", h.created}, {"model", h.model}, {"choices", std::move(choices)}};
+}
+
+// The one choice plumb returns (n = 1): its body under `key` ("message", "delta" or "text").
+json one_choice(const char* key, json body, json logprobs, json finish_reason) {
+  return json::array(
+      {{{"index", 0}, {key, std::move(body)}, {"logprobs", std::move(logprobs)}, {"finish_reason", std::move(finish_reason)}}});
+}
+
 }  // namespace
 
 std::string random_id(std::string_view prefix) {
@@ -111,67 +122,43 @@ json chat_message_json(const ChatReply& reply, const std::vector<std::string>& i
   return msg;
 }
 
+namespace {
+
+// A whole (non-streamed) reply: the envelope, then usage and plumb's extension.
+json whole_reply(const ReplyHeader& h, std::string_view object, json choices, const engine::RequestStats& stats) {
+  json j = envelope(h, object, std::move(choices));
+  j["usage"] = usage_json(stats);
+  j["plumb"] = plumb_extension(stats);
+  return with_fingerprint(std::move(j));
+}
+
+}  // namespace
+
 json chat_completion_json(const ReplyHeader& h, json message, const std::string& finish_reason,
                           const engine::RequestStats& stats, json logprobs) {
-  return with_fingerprint({{"id", h.id},
-                           {"object", "chat.completion"},
-                           {"created", h.created},
-                           {"model", h.model},
-                           {"choices",
-                            json::array({{{"index", 0},
-                                          {"message", std::move(message)},
-                                          {"logprobs", std::move(logprobs)},
-                                          {"finish_reason", finish_reason}}})},
-                           {"usage", usage_json(stats)},
-                           {"plumb", plumb_extension(stats)}});
+  return whole_reply(h, "chat.completion", one_choice("message", std::move(message), std::move(logprobs), finish_reason),
+                     stats);
 }
 
 json chat_chunk_json(const ReplyHeader& h, json delta, json finish_reason, json logprobs) {
-  return with_fingerprint({{"id", h.id},
-                           {"object", "chat.completion.chunk"},
-                           {"created", h.created},
-                           {"model", h.model},
-                           {"choices",
-                            json::array({{{"index", 0},
-                                          {"delta", std::move(delta)},
-                                          {"logprobs", std::move(logprobs)},
-                                          {"finish_reason", std::move(finish_reason)}}})}});
+  return with_fingerprint(envelope(h, "chat.completion.chunk",
+                                   one_choice("delta", std::move(delta), std::move(logprobs), std::move(finish_reason))));
 }
 
 json completion_json(const ReplyHeader& h, const std::string& text, const std::string& finish_reason,
                      const engine::RequestStats& stats, json logprobs) {
-  return with_fingerprint({{"id", h.id},
-                           {"object", "text_completion"},
-                           {"created", h.created},
-                           {"model", h.model},
-                           {"choices",
-                            json::array({{{"index", 0},
-                                          {"text", text},
-                                          {"logprobs", std::move(logprobs)},
-                                          {"finish_reason", finish_reason}}})},
-                           {"usage", usage_json(stats)},
-                           {"plumb", plumb_extension(stats)}});
+  return whole_reply(h, "text_completion", one_choice("text", text, std::move(logprobs), finish_reason), stats);
 }
 
 json completion_chunk_json(const ReplyHeader& h, const std::string& text, json finish_reason, json logprobs) {
-  return with_fingerprint({{"id", h.id},
-                           {"object", "text_completion"},
-                           {"created", h.created},
-                           {"model", h.model},
-                           {"choices",
-                            json::array({{{"index", 0},
-                                          {"text", text},
-                                          {"logprobs", std::move(logprobs)},
-                                          {"finish_reason", std::move(finish_reason)}}})}});
+  return with_fingerprint(
+      envelope(h, "text_completion", one_choice("text", text, std::move(logprobs), std::move(finish_reason))));
 }
 
 json usage_chunk_json(const ReplyHeader& h, std::string_view object, const engine::RequestStats& stats) {
-  return with_fingerprint({{"id", h.id},
-                           {"object", object},
-                           {"created", h.created},
-                           {"model", h.model},
-                           {"choices", json::array()},
-                           {"usage", usage_json(stats)}});
+  json j = envelope(h, object, json::array());
+  j["usage"] = usage_json(stats);
+  return with_fingerprint(std::move(j));
 }
 
 }  // namespace plumb::server
