@@ -109,7 +109,12 @@ engine::RequestEvent run_to_end(Generation& gen, const ClientSocket& client) {
       all.stats = std::move(ev->stats);
     }
   }
+  if (unfinished(all)) throw unfinished_error(all);
   return all;
+}
+
+bool unfinished(const engine::RequestEvent& last) {
+  return last.reason == engine::FinishReason::finish_cancelled || last.reason == engine::FinishReason::finish_error;
 }
 
 ApiError unfinished_error(const engine::RequestEvent& last) {

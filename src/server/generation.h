@@ -47,10 +47,12 @@ class Generation {
 inline constexpr std::chrono::milliseconds kClientPollInterval{50};
 
 // Follows a generation to its end for a non-streaming reply: all events joined. A client that goes away
-// cancels it (the joined event then has reason finish_cancelled).
+// cancels it; a request that ended cancelled or failed throws its unfinished_error.
 engine::RequestEvent run_to_end(Generation& gen, const ClientSocket& client);
 
-// The error a request that ended cancelled (by shutdown: a client that left gets nothing) or failed answers with.
+// Whether a request ended cancelled (by shutdown: a client that left gets nothing) or failed, and the error it
+// answers with then.
+bool unfinished(const engine::RequestEvent& last);
 ApiError unfinished_error(const engine::RequestEvent& last);
 
 }  // namespace plumb::server

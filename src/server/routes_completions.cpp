@@ -1,7 +1,5 @@
 // POST /v1/completions: a prompt as text (special-token text becomes the special token) or as token ids,
 // generated as is (no chat encoding); whole, or streamed as SSE chunks.
-#include <spdlog/spdlog.h>
-
 #include <memory>
 
 #include "server/api_error.h"
@@ -10,7 +8,7 @@
 #include "server/openai_response.h"
 #include "server/request_prompt.h"
 #include "server/routes.h"
-#include "server/sse_writer.h"
+#include "server/sse_reply.h"
 
 namespace plumb::server {
 namespace {
@@ -24,37 +22,23 @@ struct CompletionJob {
 // Streams the reply to its end; false when it ended early (the client left, or a write failed).
 bool stream_reply(CompletionJob& job, const ServedModel& m, SseWriter& out) {
   const auto& req = job.request;
-  auto& gen = *job.generation;
-  bool open = true;
   size_t offset = 0;
-  while (!gen.finished()) {
-    auto ev = gen.next(kClientPollInterval);
-    if (open && out.client_gone()) open = false;
-    if (!open) {
-      gen.cancel();
-      continue;
-    }
-    if (!ev) continue;
+  const auto on_event = [&](const engine::RequestEvent& ev) {
     json logprobs;
-    if (req.gen.top_logprobs >= 0 && !ev->tokens.empty()) {
-      logprobs = completion_logprobs(ev->tokens, *m.text, offset);
-      for (const auto& t : ev->tokens) offset += m.text->token_bytes(t.id).size();
+    if (req.gen.top_logprobs >= 0 && !ev.tokens.empty()) {
+      logprobs = completion_logprobs(ev.tokens, *m.text, offset);
+      for (const auto& t : ev.tokens) offset += m.text->token_bytes(t.id).size();
     }
-    if (!ev->text.empty() || !logprobs.is_null())
-      open = out.send(completion_chunk_json(job.header, ev->text, nullptr, std::move(logprobs)));
-    if (!ev->finished || !open) continue;
-
-    if (ev->reason == engine::FinishReason::finish_cancelled || ev->reason == engine::FinishReason::finish_error) {
-      out.send(error_body(unfinished_error(*ev)));
-      return out.send_done();
-    }
-    json last = completion_chunk_json(job.header, "", openai_finish_reason(ev->reason, false), nullptr);
-    last["plumb"] = plumb_extension(ev->stats);
+    if (ev.text.empty() && logprobs.is_null()) return true;
+    return out.send(completion_chunk_json(job.header, ev.text, nullptr, std::move(logprobs)));
+  };
+  const auto on_finish = [&](const engine::RequestEvent& ev) {
+    json last = completion_chunk_json(job.header, "", openai_finish_reason(ev.reason, false), nullptr);
+    last["plumb"] = plumb_extension(ev.stats);
     out.send(last);
-    if (req.gen.include_usage) out.send(usage_chunk_json(job.header, "text_completion", ev->stats));
-    return out.send_done();
-  }
-  return false;
+    if (req.gen.include_usage) out.send(usage_chunk_json(job.header, "text_completion", ev.stats));
+  };
+  return stream_generation(*job.generation, out, on_event, on_finish);
 }
 
 }  // namespace
@@ -74,28 +58,14 @@ void add_completion_routes(HttpServer& http, ServerContext& ctx) {
 
     if (!job->request.gen.stream) {
       const auto all = run_to_end(*job->generation, client);
-      if (all.reason == engine::FinishReason::finish_cancelled || all.reason == engine::FinishReason::finish_error)
-        throw unfinished_error(all);
       json logprobs = job->request.gen.top_logprobs >= 0 ? completion_logprobs(all.tokens, *m.text, 0) : json();
       send_json(res, 200, completion_json(job->header, all.text, openai_finish_reason(all.reason, false), all.stats,
                                           std::move(logprobs)));
       return;
     }
-    res.set_header("Cache-Control", "no-cache");
-    res.set_header("X-Accel-Buffering", "no");
-    res.set_chunked_content_provider("text/event-stream", [&ctx, &m, job, client](size_t, httplib::DataSink& sink) {
-      ctx.stream_opened();
-      SseWriter out(sink, client);
-      bool completed = false;
-      try {
-        completed = stream_reply(*job, m, out);
-      } catch (const std::exception& e) {
-        spdlog::error("completion stream failed: {}", e.what());
-      }
-      job->generation.reset();
-      ctx.stream_closed();
-      return completed;
-    });
+    respond_with_sse(
+        res, ctx, client, "completion", [&m, job](SseWriter& out) { return stream_reply(*job, m, out); },
+        [job] { job->generation.reset(); });
   });
 }
 
