@@ -35,21 +35,23 @@ std::optional<RequestEvent> RequestHandle::next_event(std::chrono::milliseconds 
   return ev;
 }
 
+void join_event(RequestEvent& all, RequestEvent&& ev) {
+  for (auto& t : ev.tokens) all.tokens.push_back(std::move(t));
+  all.text += ev.text;
+  if (!ev.finished) return;
+  all.finished = true;
+  all.reason = ev.reason;
+  all.error = std::move(ev.error);
+  all.stats = std::move(ev.stats);
+}
+
 RequestEvent RequestHandle::wait_all() {
   RequestEvent all;
-  for (;;) {
+  while (!all.finished) {
     auto ev = next_event(std::chrono::milliseconds(1000));
-    if (!ev) continue;
-    for (auto& t : ev->tokens) all.tokens.push_back(std::move(t));
-    all.text += ev->text;
-    if (ev->finished) {
-      all.finished = true;
-      all.reason = ev->reason;
-      all.error = std::move(ev->error);
-      all.stats = std::move(ev->stats);
-      return all;
-    }
+    if (ev) join_event(all, std::move(*ev));
   }
+  return all;
 }
 
 }  // namespace plumb::engine

@@ -68,6 +68,9 @@ struct RequestEvent {
   std::chrono::steady_clock::time_point emitted;  // when the engine pushed it (inter-token latency metrics)
 };
 
+// Joins `ev` onto `all`: tokens and text appended; the finishing fields (reason, error, stats) from the last event.
+void join_event(RequestEvent& all, RequestEvent&& ev);
+
 // The caller's side of a submitted request: a queue of events, and cancel().
 class RequestHandle {
  public:

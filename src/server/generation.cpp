@@ -99,15 +99,7 @@ engine::RequestEvent run_to_end(Generation& gen, const ClientSocket& client) {
       gen.cancel();
       cancelled = true;
     }
-    if (!ev) continue;
-    for (auto& t : ev->tokens) all.tokens.push_back(std::move(t));
-    all.text += ev->text;
-    if (ev->finished) {
-      all.finished = true;
-      all.reason = ev->reason;
-      all.error = std::move(ev->error);
-      all.stats = std::move(ev->stats);
-    }
+    if (ev) engine::join_event(all, std::move(*ev));
   }
   if (unfinished(all)) throw unfinished_error(all);
   return all;
