@@ -1,6 +1,8 @@
 // Parsing and running the pre-tokenizer steps (see pretokenizer.h).
 #include "text/pretokenizer.h"
 
+#include <algorithm>
+
 #include "base/error.h"
 
 namespace plumb::text {
@@ -95,52 +97,40 @@ void PreTokenizer::apply(const SplitStep& step, std::string_view piece, std::vec
   if (previous != piece.size()) parts.push_back({previous, piece.size(), false});
   if (step.invert)
     for (auto& part : parts) part.match = !part.match;
+  // Consecutive parts in walk order, each joined to the group before it when join(its match, the previous
+  // part's match) holds.
+  const auto group = [](auto first, auto last, auto join) {
+    std::vector<Part> groups;
+    bool previous_match = false;
+    for (; first != last; ++first) {
+      if (!groups.empty() && join(first->match, previous_match)) {
+        groups.back().begin = std::min(groups.back().begin, first->begin);
+        groups.back().end = std::max(groups.back().end, first->end);
+      } else {
+        groups.push_back(*first);
+      }
+      previous_match = first->match;
+    }
+    return groups;
+  };
 
   switch (step.behavior) {
     case Behavior::removed:
       for (const auto& part : parts)
         if (!part.match) emit(part.begin, part.end);
       return;
-    case Behavior::contiguous: {
-      std::vector<Part> merged;
-      bool previous_match = false;
-      for (const auto& part : parts) {
-        if (part.match == previous_match && !merged.empty()) {
-          merged.back().end = part.end;
-        } else {
-          merged.push_back(part);
-        }
-        previous_match = part.match;
-      }
-      for (const auto& part : merged) emit(part.begin, part.end);
+    case Behavior::contiguous:
+      for (const auto& g : group(parts.begin(), parts.end(), [](bool match, bool before) { return match == before; }))
+        emit(g.begin, g.end);
       return;
-    }
-    case Behavior::merged_with_previous: {
-      std::vector<Part> merged;
-      bool previous_match = false;
-      for (const auto& part : parts) {
-        if (part.match && !previous_match && !merged.empty()) {
-          merged.back().end = part.end;
-        } else {
-          merged.push_back(part);
-        }
-        previous_match = part.match;
-      }
-      for (const auto& part : merged) emit(part.begin, part.end);
+    case Behavior::merged_with_previous:
+      for (const auto& g : group(parts.begin(), parts.end(), [](bool match, bool before) { return match && !before; }))
+        emit(g.begin, g.end);
       return;
-    }
     case Behavior::merged_with_next: {
-      std::vector<Part> merged;  // built back to front
-      bool previous_match = false;
-      for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
-        if (it->match && !previous_match && !merged.empty()) {
-          merged.back().begin = it->begin;
-        } else {
-          merged.push_back(*it);
-        }
-        previous_match = it->match;
-      }
-      for (auto it = merged.rbegin(); it != merged.rend(); ++it) emit(it->begin, it->end);
+      // Walked back to front, a match joins the part after it.
+      const auto groups = group(parts.rbegin(), parts.rend(), [](bool match, bool after) { return match && !after; });
+      for (auto it = groups.rbegin(); it != groups.rend(); ++it) emit(it->begin, it->end);
       return;
     }
     case Behavior::isolated:
