@@ -50,25 +50,36 @@ std::optional<std::string> message_content(const json& msg, const std::string& p
   return text;
 }
 
+// The "function" object a tool or tool call must have.
+const json& required_function(FieldReader& f, const std::string& path) {
+  const json* fn = f.object("function");
+  if (!fn) throw invalid_request(fmt::format("'{}.function' is required", path), path + ".function");
+  return *fn;
+}
+
+// Its name, which must be one OpenAI accepts.
+std::string function_name(FieldReader& ff) {
+  const auto name = ff.string("name");
+  if (!name || !valid_function_name(*name))
+    throw invalid_request(fmt::format("'{}' must be 1-64 letters, digits, '_' or '-'", ff.param("name")),
+                          ff.param("name"));
+  return *name;
+}
+
 json normalize_tool_call(const json& call, const std::string& path) {
   if (!call.is_object()) throw invalid_request(fmt::format("'{}' must be an object", path), path);
   FieldReader f(call, path);
   const auto type = f.string("type").value_or("function");
   if (type != "function")
     throw invalid_request(fmt::format("'{}.type' must be 'function', got '{}'", path, type), path + ".type");
-  const json* fn = f.object("function");
-  if (!fn) throw invalid_request(fmt::format("'{}.function' is required", path), path + ".function");
-  FieldReader ff(*fn, path + ".function");
-  const auto name = ff.string("name");
-  if (!name || !valid_function_name(*name))
-    throw invalid_request(fmt::format("'{}' must be 1-64 letters, digits, '_' or '-'", ff.param("name")),
-                          ff.param("name"));
+  FieldReader ff(required_function(f, path), path + ".function");
+  const std::string name = function_name(ff);
   const std::string arguments = ff.string("arguments").value_or("{}");
   const json parsed = json::parse(arguments, nullptr, false);
   if (parsed.is_discarded() || !parsed.is_object())
     throw invalid_request(fmt::format("'{}' must be a JSON object in a string", ff.param("arguments")),
                           ff.param("arguments"));
-  json out = {{"type", "function"}, {"function", {{"name", *name}, {"arguments", arguments}}}};
+  json out = {{"type", "function"}, {"function", {{"name", name}, {"arguments", arguments}}}};
   if (auto id = f.string("id")) out["id"] = *id;
   return out;
 }
@@ -117,14 +128,9 @@ json normalize_tool(const json& tool, const std::string& path) {
   const auto type = f.string("type");
   if (type != "function")
     throw invalid_request(fmt::format("'{}.type' must be 'function'", path), path + ".type");
-  const json* fn = f.object("function");
-  if (!fn) throw invalid_request(fmt::format("'{}.function' is required", path), path + ".function");
-  FieldReader ff(*fn, path + ".function");
-  const auto name = ff.string("name");
-  if (!name || !valid_function_name(*name))
-    throw invalid_request(fmt::format("'{}' must be 1-64 letters, digits, '_' or '-'", ff.param("name")),
-                          ff.param("name"));
-  json out_fn = {{"name", *name}};
+  FieldReader ff(required_function(f, path), path + ".function");
+  const std::string name = function_name(ff);
+  json out_fn = {{"name", name}};
   if (auto description = ff.string("description")) out_fn["description"] = *description;
   if (const json* params = ff.object("parameters")) out_fn["parameters"] = *params;
   ff.boolean("strict");
