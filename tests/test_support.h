@@ -1,8 +1,11 @@
-// Helpers shared by the test folders: where the fixtures are, and a scratch directory per test.
+// Helpers shared by the test folders: where the fixtures are, a scratch directory per test, and running a command.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -49,5 +52,22 @@ class ScratchDir {
  private:
   std::filesystem::path path_;
 };
+
+struct CommandResult {
+  int status;  // the exit status, -1 when the command did not exit normally
+  std::string output;
+};
+
+// Runs a shell command, capturing stdout and stderr together.
+inline CommandResult run_command(const std::string& command) {
+  CommandResult r{-1, {}};
+  std::FILE* p = ::popen((command + " 2>&1").c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.output.append(buf, n);
+  const int raw = ::pclose(p);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
 
 }  // namespace plumb::test

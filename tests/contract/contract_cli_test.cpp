@@ -2,9 +2,7 @@
 // PLUMB_PLANT selects a control for any subcommand and an unknown name is refused.
 #include <gmock/gmock.h>
 
-#include <cstdio>
 #include <fstream>
-#include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
@@ -15,28 +13,13 @@ namespace {
 
 using ::testing::HasSubstr;
 
-struct CliRun {
-  int status = -1;
-  std::string output;
-};
-
-CliRun run(const std::string& command) {
-  CliRun r;
-  std::FILE* p = ::popen((command + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.output.append(buf, n);
-  const int raw = ::pclose(p);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
 
 const std::string kPlumb = PLUMB_BINARY;
 
 TEST(ContractCli, OneKernelPassesWithEveryControlRedAndWritesJson) {
   ScratchDir scratch;
   const auto json_path = scratch.path() / "contract.json";
-  const CliRun r = run(kPlumb + " contract --only rms_norm --json " + json_path.string());
+  const CommandResult r = run_command(kPlumb + " contract --only rms_norm --json " + json_path.string());
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("rms_norm                 gates 1234 PASS"));
   EXPECT_THAT(r.output, HasSubstr("SUMMARY 1 kernels: 1 pass gates 1-4, 0 fail; 2 controls: 2 red as planted, 0 missed"));
@@ -50,17 +33,17 @@ TEST(ContractCli, OneKernelPassesWithEveryControlRedAndWritesJson) {
 }
 
 TEST(ContractCli, AnUnknownKernelIsRefused) {
-  const CliRun r = run(kPlumb + " contract --only no_such_kernel");
+  const CommandResult r = run_command(kPlumb + " contract --only no_such_kernel");
   EXPECT_NE(r.status, 0);
   EXPECT_THAT(r.output, HasSubstr("--only no_such_kernel: no such kernel on the cpu backend"));
 }
 
 TEST(ContractCli, PlumbPlantNamesAControlOrIsRefused) {
-  const CliRun bad = run("PLUMB_PLANT=rms_norm/no_such_control " + kPlumb + " contract --list");
+  const CommandResult bad = run_command("PLUMB_PLANT=rms_norm/no_such_control " + kPlumb + " contract --list");
   EXPECT_NE(bad.status, 0);
   EXPECT_THAT(bad.output, HasSubstr("PLUMB_PLANT=rms_norm/no_such_control: no such planted control"));
   // The contract runs its gates unplanted whatever the environment plants, then plants each control itself.
-  const CliRun planted = run("PLUMB_PLANT=embed/token_off_by_one " + kPlumb + " contract --only embed");
+  const CommandResult planted = run_command("PLUMB_PLANT=embed/token_off_by_one " + kPlumb + " contract --only embed");
   EXPECT_EQ(planted.status, 0) << planted.output;
   EXPECT_THAT(planted.output, HasSubstr("a planted control is on"));
   EXPECT_THAT(planted.output, HasSubstr("1 controls: 1 red as planted, 0 missed"));

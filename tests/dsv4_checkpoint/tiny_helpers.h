@@ -88,21 +88,4 @@ inline void break_tiny_copy(const std::filesystem::path& dir) {
   std::filesystem::resize_file(shard2, std::filesystem::file_size(shard2) - 100);
 }
 
-struct CommandResult {
-  int status;
-  std::string output;
-};
-
-// Runs a shell command, capturing stdout and stderr together.
-inline CommandResult run_command(const std::string& command) {
-  CommandResult r{-1, {}};
-  std::FILE* p = ::popen((command + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) r.output.append(buf, n);
-  const int raw = ::pclose(p);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
-
 }  // namespace plumb::test

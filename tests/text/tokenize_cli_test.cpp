@@ -12,21 +12,8 @@
 namespace plumb::text {
 namespace {
 
-struct CliRun {
-  int status;
-  std::string output;
-};
-
-CliRun run(const std::string& args) {
-  const std::string command = std::string(PLUMB_BINARY) + " tokenize " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  CliRun r{-1, ""};
-  if (!pipe) return r;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) r.output.append(buffer, n);
-  r.status = pclose(pipe);
-  return r;
+test::CommandResult run(const std::string& args) {
+  return test::run_command(std::string(PLUMB_BINARY) + " tokenize " + args);
 }
 
 TEST(TokenizeCli, EncodesDecodesAndReportsErrors) {
@@ -45,7 +32,7 @@ TEST(TokenizeCli, EncodesDecodesAndReportsErrors) {
     csv += std::to_string(ids[i]);
   }
   list += "]";
-  CliRun r = run(model + " '<｜User｜>Hello world'");
+  auto r = run(model + " '<｜User｜>Hello world'");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find(std::to_string(ids.size()) + " tokens\n" + list), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("\"<｜User｜>\"  (added)"), std::string::npos) << r.output;
