@@ -23,6 +23,13 @@
 
 namespace plumb::engine {
 
+// The engine's default: no prompt states kept (serve turns the cache on with its budget).
+inline PromptCacheConfig no_prompt_cache() {
+  PromptCacheConfig c;
+  c.budget_bytes = 0;
+  return c;
+}
+
 struct EngineConfig {
   int32_t parallel = 4;             // slots in use (<= the model's slots)
   int32_t max_rows_per_round = 64;  // bound on rows in one launch
@@ -36,7 +43,7 @@ struct EngineConfig {
   bool adaptive_depth = true;   // choose depth from measured costs and acceptance (off: always the most)
   DrafterFactory drafter;       // replaces the built-in proposers (tests)
 
-  PromptCacheConfig cache{.budget_bytes = 0};  // kept prompt states (off unless a budget is given)
+  PromptCacheConfig cache = no_prompt_cache();  // kept prompt states (off unless a budget is given)
 };
 
 // Thrown by submit() when the waiting queue is full (the server answers 503 with Retry-After).

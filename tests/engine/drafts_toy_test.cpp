@@ -90,8 +90,8 @@ TEST(DraftsToy, ReplayedFutureIsAllAcceptedAndWrongDraftsAreRejectedAtEveryDepth
       const auto got = serve(toy_mtp(), reqs, c);
       EXPECT_EQ(got.outcomes, base.outcomes) << "wrong at depth " << wrong << " parallel " << parallel;
       EXPECT_GT(got.proposed, 0);
-      if (wrong == 0) EXPECT_EQ(got.accepted, got.proposed);
-      if (wrong == 1) EXPECT_EQ(got.accepted, 0);
+      if (wrong == 0) { EXPECT_EQ(got.accepted, got.proposed); }
+      if (wrong == 1) { EXPECT_EQ(got.accepted, 0); }
       if (wrong > 1) {
         EXPECT_GT(got.accepted, 0);
         EXPECT_LT(got.accepted, got.proposed);

@@ -28,7 +28,9 @@ class FailingToyModel : public ToyModel {
 
 TEST(EngineFailure, AFailedRoundErrorsItsRequestsAndTheEngineServesOn) {
   const int32_t vocab = 512;
-  const auto requests = varied_requests(3, vocab, 4, 12, 10, 7);
+  auto requests = varied_requests(3, vocab, 4, 12, 10, 7);
+  // Both failing requests outlive the planted third launch whatever their drawn length.
+  requests[0].stop.max_tokens = requests[1].stop.max_tokens = 8;
   engine::EngineConfig cfg;
   cfg.parallel = 2;
   const ModelFactory make = [&] { return std::make_unique<ToyModel>(vocab, 2, 256); };
@@ -37,13 +39,15 @@ TEST(EngineFailure, AFailedRoundErrorsItsRequestsAndTheEngineServesOn) {
   FailingToyModel model(vocab, 2, 256);
   model.fail_at = 2;  // the third launch: both requests are mid-way
   engine::Engine eng(model, cfg);
-  eng.start();
+  // Submitted before the loop starts, so both are in the first round and mid-way at the third launch.
   auto a = eng.submit(requests[0]);
   auto b = eng.submit(requests[1]);
+  eng.start();
   const auto ea = a->wait_all(), eb = b->wait_all();
   EXPECT_EQ(ea.reason, engine::FinishReason::finish_error);
   EXPECT_EQ(eb.reason, engine::FinishReason::finish_error);
   EXPECT_NE(ea.error.find("out of memory"), std::string::npos) << ea.error;
+  EXPECT_NE(eb.error.find("out of memory"), std::string::npos) << eb.error;
   // The slots came back and the next request equals its run alone.
   auto c = eng.submit(requests[2]);
   EXPECT_EQ(outcome_of(c->wait_all()), solo);

@@ -89,7 +89,7 @@ TEST(PromptCacheToy, MultiTurnConversationGrowsCachedTokens) {
     const auto r = req(convo, 0.7, 10);
     const auto got = serve_one(eng, r);
     EXPECT_EQ(got.outcome, cold(r)) << "turn " << turn;
-    if (turn > 0) EXPECT_GT(got.cached, last_cached) << "turn " << turn;
+    if (turn > 0) { EXPECT_GT(got.cached, last_cached) << "turn " << turn; }
     last_cached = got.cached;
     // Next turn: the whole conversation so far (reply included), then a new user message.
     convo.insert(convo.end(), got.outcome.tokens.begin(), got.outcome.tokens.end());
