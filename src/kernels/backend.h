@@ -34,6 +34,8 @@ class Backend {
   // dst row dst_rows[i] = src row src_rows[i] (same dtype and cols); rows may not repeat in dst_rows.
   virtual void copy_rows(const Tensor& src, std::span<const int64_t> src_rows, const Tensor& dst,
                          std::span<const int64_t> dst_rows) = 0;
+  // Returns when every op issued so far has finished (timing). Host backends finish each op before returning.
+  virtual void synchronize() {}
 
   // ---- ops ----
   // out[n] = `copies` copies of table[tokens[n]] side by side (out.cols = copies * table.cols).

@@ -26,6 +26,7 @@ class RecordingBackend final : public Backend {
                  std::span<const int64_t> dst_rows) override {
     inner_->copy_rows(src, src_rows, dst, dst_rows);
   }
+  void synchronize() override { inner_->synchronize(); }
 
   void embed(const Weight& table, std::span<const int32_t> tokens, int64_t copies, const Tensor& out) override {
     inner_->embed(table, tokens, copies, out);

@@ -142,6 +142,8 @@ class CudaBackend final : public Backend {
                          int(dtype_size(src.dtype)), nullptr);
   }
 
+  void synchronize() override { cuda::synchronize(); }
+
   void embed(const Weight& table, std::span<const int32_t> tokens, int64_t copies, const Tensor& out) override {
     for (int32_t t : tokens) PLUMB_CHECK(t >= 0 && t < table.rows);
     if (planted(kTokenOffByOne)) {
