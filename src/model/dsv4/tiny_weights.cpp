@@ -91,8 +91,11 @@ std::vector<std::byte> hash_table(const Draws& d, int64_t vocab, int64_t per_tok
   return out;
 }
 
-// Values for one non-quantized tensor, by what it is.
-std::vector<std::byte> plain_tensor(const PlannedTensor& t, const Config& c, const Draws& d, double gate_scale) {
+}  // namespace
+
+// Values by what the tensor is.
+std::vector<std::byte> tiny_plain_tensor(const PlannedTensor& t, const Config& c, uint64_t seed, double gate_scale) {
+  const Draws d(seed, t.name);
   const int64_t n = numel(t);
   const bool gate = t.name.ends_with(".ffn.gate.weight");
   switch (t.kind) {
@@ -111,8 +114,6 @@ std::vector<std::byte> plain_tensor(const PlannedTensor& t, const Config& c, con
     default: fail("internal: tensor {} is not a plain tensor", t.name);
   }
 }
-
-}  // namespace
 
 Fp8Blocks quantize_fp8_blocks(std::span<const float> w, int64_t out, int64_t in) {
   PLUMB_CHECK(int64_t(w.size()) == out * in);
@@ -181,7 +182,7 @@ std::vector<io::TensorData> generate_tiny_tensors(const Config& config, uint64_t
       ++i;
       continue;
     }
-    out.push_back({t.name, t.dtype, t.shape, plain_tensor(t, config, draws, gate_scale)});
+    out.push_back({t.name, t.dtype, t.shape, tiny_plain_tensor(t, config, seed, gate_scale)});
   }
   return out;
 }

@@ -9,6 +9,7 @@
 
 #include "io/safetensors_writer.h"
 #include "model/dsv4/config.h"
+#include "model/dsv4/tensor_plan.h"
 
 namespace plumb::dsv4 {
 
@@ -27,6 +28,11 @@ struct Fp4Blocks {
   std::vector<uint8_t> scales;
 };
 Fp4Blocks quantize_fp4_blocks(std::span<const float> w, int64_t out, int64_t in);
+
+// The bytes of one planned tensor that is not quantized (embedding, bf16 linears, norms, mHC, ape, sinks, gate bias,
+// hash table), exactly as generate_tiny_tensors fills it; gate_scale as there.
+std::vector<std::byte> tiny_plain_tensor(const PlannedTensor& t, const Config& config, uint64_t seed,
+                                         double gate_scale = 1.0);
 
 // Every tensor of plan_tensors(config), filled.
 // gate_scale multiplies the router gate's weights (1: the default model; larger: routing choices with clear margins);

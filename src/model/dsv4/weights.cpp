@@ -1,6 +1,9 @@
-// Loading the typed weights: the checkpoint checker first (all problems at once), then tensor by tensor into the
-// backend, reporting progress in bytes.
+// Building the typed weights tensor by tensor from a lookup, reporting progress in bytes; loading a folder runs the
+// checkpoint checker first (all problems at once).
 #include "model/dsv4/weights.h"
+
+#include <map>
+#include <tuple>
 
 #include "base/error.h"
 #include "model/dsv4/checkpoint_check.h"
@@ -11,24 +14,27 @@ namespace {
 
 using kernels::WeightFormat;
 
+// Shape and storage of one uploaded weight: identical keys are one upload.
+using UploadKey = std::tuple<WeightFormat, const void*, const uint8_t*, int64_t, int64_t>;
+
 class Loader {
  public:
-  Loader(const io::CheckpointFolder& folder, kernels::Backend& backend, const WeightProgress& progress, uint64_t total)
-      : folder_(folder), backend_(backend), progress_(progress), total_(total) {}
+  Loader(const TensorLookup& lookup, kernels::Backend& backend, const WeightProgress& progress, uint64_t total)
+      : lookup_(lookup), backend_(backend), progress_(progress), total_(total) {}
 
   // `stem.weight` in e4m3 with its `stem.scale`.
   Weight fp8(const std::string& stem) { return quantized(stem, WeightFormat::fp8_blocks); }
   Weight fp4(const std::string& stem) { return quantized(stem, WeightFormat::fp4_blocks); }
   Weight plain(const std::string& name, WeightFormat format) {
-    const io::TensorRef ref = folder_.at(name);
+    const TensorBytes t = lookup_(name);
     Weight w;
     w.format = format;
-    const auto& shape = ref.info->shape;
-    w.rows = shape.size() == 2 ? shape[0] : 1;
-    w.cols = shape.size() == 2 ? shape[1] : shape[0];
-    w.data = ref.bytes().data();
-    advance(ref, name);
-    return backend_.upload_weight(w);
+    w.rows = t.shape.size() == 2 ? t.shape[0] : 1;
+    w.cols = t.shape.size() == 2 ? t.shape[1] : t.shape[0];
+    w.data = t.bytes.data();
+    require_size(name, t.bytes.size(), w.data_bytes());
+    advance(t.bytes.size(), name);
+    return upload(w);
   }
   Weight bf16(const std::string& name) { return plain(name, WeightFormat::bf16); }
   Weight f32(const std::string& name) { return plain(name, WeightFormat::f32); }
@@ -41,26 +47,38 @@ class Loader {
 
  private:
   Weight quantized(const std::string& stem, WeightFormat format) {
-    const io::TensorRef weight = folder_.at(stem + ".weight"), scale = folder_.at(stem + ".scale");
+    const TensorBytes weight = lookup_(stem + ".weight"), scale = lookup_(stem + ".scale");
     Weight w;
     w.format = format;
-    w.rows = weight.info->shape[0];
-    w.cols = weight.info->shape[1] * (format == WeightFormat::fp4_blocks ? 2 : 1);
-    w.data = weight.bytes().data();
-    w.scales = reinterpret_cast<const uint8_t*>(scale.bytes().data());
-    advance(weight, stem + ".weight");
-    advance(scale, stem + ".scale");
-    return backend_.upload_weight(w);
+    w.rows = weight.shape[0];
+    w.cols = weight.shape[1] * (format == WeightFormat::fp4_blocks ? 2 : 1);
+    w.data = weight.bytes.data();
+    w.scales = reinterpret_cast<const uint8_t*>(scale.bytes.data());
+    require_size(stem + ".weight", weight.bytes.size(), w.data_bytes());
+    require_size(stem + ".scale", scale.bytes.size(), w.scale_bytes());
+    advance(weight.bytes.size(), stem + ".weight");
+    advance(scale.bytes.size(), stem + ".scale");
+    return upload(w);
   }
-  void advance(const io::TensorRef& ref, const std::string& name) {
-    done_ += ref.info->nbytes;
+  Weight upload(const Weight& host) {
+    const UploadKey key{host.format, host.data, host.scales, host.rows, host.cols};
+    const auto it = uploaded_.find(key);
+    if (it != uploaded_.end()) return it->second;
+    return uploaded_.emplace(key, backend_.upload_weight(host)).first->second;
+  }
+  static void require_size(const std::string& name, size_t have, size_t need) {
+    if (have != need) fail("tensor {}: {} bytes given, its shape and format take {}", name, have, need);
+  }
+  void advance(uint64_t bytes, const std::string& name) {
+    done_ += bytes;
     if (progress_) progress_(int64_t(done_), int64_t(total_), name);
   }
 
-  const io::CheckpointFolder& folder_;
+  const TensorLookup& lookup_;
   kernels::Backend& backend_;
   const WeightProgress& progress_;
   uint64_t total_, done_ = 0;
+  std::map<UploadKey, Weight> uploaded_;
 };
 
 AttentionWeights attention(Loader& l, const std::string& p, const BlockSpec& spec) {
@@ -93,13 +111,26 @@ ModelWeights load_weights(const io::CheckpointFolder& folder, const Config& conf
     if (report.problems.size() > 20) list += fmt::format("\n  ... and {} more", report.problems.size() - 20);
     fail("model folder {}: {} problem(s) with the weights:{}", folder.dir().string(), report.problems.size(), list);
   }
-  uint64_t total = 0;
-  for (const PlannedTensor& t : plan_tensors(config)) total += t.nbytes();
+  const TensorLookup lookup = [&folder](const std::string& name) {
+    const io::TensorRef ref = folder.at(name);
+    return TensorBytes{ref.info->shape, ref.bytes()};
+  };
+  return build_weights(lookup, config, backend, progress);
+}
 
-  Loader l(folder, backend, progress, total);
+ModelWeights build_weights(const TensorLookup& lookup, const Config& config, kernels::Backend& backend,
+                           const WeightProgress& progress, VocabTables vocab) {
+  const bool with_vocab = vocab == VocabTables::build;
+  uint64_t total = 0;
+  for (const PlannedTensor& t : plan_tensors(config))
+    if (with_vocab || (t.name != "embed.weight" && t.name != "head.weight")) total += t.nbytes();
+
+  Loader l(lookup, backend, progress, total);
   ModelWeights m;
-  m.embed = l.bf16("embed.weight");
-  m.head = l.bf16("head.weight");
+  if (with_vocab) {
+    m.embed = l.bf16("embed.weight");
+    m.head = l.bf16("head.weight");
+  }
   m.norm = l.bf16("norm.weight");
   m.hc_head = l.hc("hc_head");
   for (int64_t b = 0; b < config.num_blocks(); ++b) {

@@ -1,10 +1,12 @@
 // DeepSeek-V4 weights, typed and in their release storage formats (FP8 blocks, FP4 blocks, bf16, f32, i64), resident
-// where the backend computes. Loading checks the folder against the tensor plan first (every problem named with its
-// tensor and file), then hands each tensor to the backend. Shapes are in the comments as [out, in].
+// where the backend computes. Building reads each tensor's host bytes through a lookup by name (a checkpoint folder,
+// or synthetic bytes) and hands it to the backend; loading a folder checks it against the tensor plan first (every
+// problem named with its tensor and file). Shapes are in the comments as [out, in].
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -62,8 +64,27 @@ struct ModelWeights {
 
 using WeightProgress = std::function<void(int64_t done, int64_t total, const std::string& what)>;
 
+// A tensor's shape and host bytes in its release storage format.
+struct TensorBytes {
+  std::vector<int64_t> shape;
+  std::span<const std::byte> bytes;
+};
+// The bytes of a tensor by its release name; throws plumb::Error naming the tensor when there are none.
+using TensorLookup = std::function<TensorBytes(const std::string& name)>;
+
+// Whether to build the vocabulary tables (embedding and head); layers alone need neither.
+enum class VocabTables : uint8_t { build, skip };
+
+// Hands every tensor of the config's plan to the backend, reading it through `lookup`, which must give the plan's
+// dtypes and shapes. Identical host bytes (same pointer, format and shape) are uploaded once and the weight reused,
+// so aliased synthetic tensors stay aliased where the backend computes. The bytes must outlive the weights (host
+// backends use them in place). Throws plumb::Error naming the tensor whose byte count does not fit its shape.
+ModelWeights build_weights(const TensorLookup& lookup, const Config& config, kernels::Backend& backend,
+                           const WeightProgress& progress = {}, VocabTables vocab = VocabTables::build);
+
 // Throws plumb::Error listing every problem (missing tensor, wrong dtype or shape, bad hash table), each with its
-// tensor name and file. The folder must outlive the weights (host backends use its mapped bytes in place).
+// tensor name and file; then build_weights reads the folder's tensors. The folder must outlive the weights (host
+// backends use its mapped bytes in place).
 ModelWeights load_weights(const io::CheckpointFolder& folder, const Config& config, kernels::Backend& backend,
                           const WeightProgress& progress = {});
 
