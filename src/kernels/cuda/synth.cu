@@ -1,13 +1,11 @@
+// The CUDA kernel classes of `plumb synth`: the copy bandwidth, FP8 dense linears and routed FP4 experts at release
+// widths, each timed alone as a CUDA graph.
 #include <algorithm>
-#include <cstdio>
-#include <fstream>
 #include <functional>
 #include <random>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "base/version.h"
+#include "base/error.h"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device.h"
 #include "kernels/cuda/fp4_experts.h"
@@ -71,19 +69,10 @@ void fill_random(DeviceBuffer& buf, uint64_t seed, bool fp8_codes) {
   buf.upload(h.data(), h.size());
 }
 
-struct Row {
-  std::string cls, name;
-  int rows;
-  double seconds, bytes, floor_seconds;
-};
-
 }  // namespace
 
-int run_synth(const SynthOptions& opt) {
+double measure_copy_bandwidth() {
   if (!device_available()) fail("plumb synth: no CUDA device");
-  std::vector<Row> table;
-
-  // Copy bandwidth: bytes read plus bytes written per second, 2 GiB device-to-device.
   const size_t copy_bytes = size_t(2) << 30;
   DeviceBuffer src(copy_bytes), dst(copy_bytes);
   src.fill_bytes(1);
@@ -94,9 +83,16 @@ int run_synth(const SynthOptions& opt) {
         copy_kernel<<<unsigned(multiprocessor_count() * 8), 512, 0, st>>>(src.as<uint4>(), dst.as<uint4>(), copy_bytes / 16);
       },
       5, stream);
-  const double bandwidth = 2.0 * double(copy_bytes) / copy_s;
-  std::printf("device %s, copy bandwidth %.2f TB/s (read + write)\n", device_name().c_str(), bandwidth / 1e12);
-  dst = DeviceBuffer();
+  synchronize();
+  cudaStreamDestroy(stream);
+  return 2.0 * double(copy_bytes) / copy_s;
+}
+
+std::vector<KernelCell> time_kernel_classes(const std::vector<int>& rows_list, int repeats) {
+  if (!device_available()) fail("plumb synth: no CUDA device");
+  std::vector<KernelCell> table;
+  cudaStream_t stream;
+  PLUMB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
 
   // FP8 dense linears at release widths; several weight copies so the L2 holds none between calls.
   struct Dense {
@@ -105,7 +101,7 @@ int run_synth(const SynthOptions& opt) {
   } dense[] = {{"wq_a 1024x4096", 1024, 4096},   {"wq_b 32768x1024", 32768, 1024}, {"wkv 512x4096", 512, 4096},
                {"wo_b 4096x8192", 4096, 8192},   {"shared w1 2048x4096", 2048, 4096},
                {"shared w2 4096x2048", 4096, 2048}, {"indexer wq_b 8192x1024", 8192, 1024}};
-  const int max_rows = *std::max_element(opt.rows.begin(), opt.rows.end());
+  const int max_rows = *std::max_element(rows_list.begin(), rows_list.end());
   DeviceBuffer x(size_t(max_rows) * 32768 * 2), y(size_t(max_rows) * 32768 * 2);
   {
     std::vector<uint16_t> hx(size_t(max_rows) * 32768);
@@ -126,14 +122,14 @@ int run_synth(const SynthOptions& opt) {
     DeviceBuffer ws(fp8_linear_workspace_bytes(d.n, d.k, max_rows));
     fp8_linear_workspace_init(ws.get(), d.n, nullptr);
     const double bytes = double(d.n * d.k) + double(scales[0].bytes());
-    for (int rows : opt.rows) {
+    for (int rows : rows_list) {
       const double s = time_call(
           [&](int i, cudaStream_t st) {
             const Fp8WeightView w{codes[size_t(i % copies)].as<uint8_t>(), scales[size_t(i % copies)].as<uint8_t>(), d.n, d.k};
             fp8_linear(w, x.as<uint16_t>(), rows, y.as<uint16_t>(), ws.get(), 0, st);
           },
-          opt.repeats, stream);
-      table.push_back({"fp8 rows", d.name, rows, s, bytes, bytes / bandwidth});
+          repeats, stream);
+      table.push_back({"fp8 rows", d.name, rows, s, bytes});
     }
   }
 
@@ -161,7 +157,7 @@ int run_synth(const SynthOptions& opt) {
   std::vector<float> hw(size_t(max_rows) * 6, 0.25f);
   weights.upload(hw.data(), hw.size() * 4);
   for (const char* routing : {"same 6 experts", "routed apart"}) {
-    for (int rows : opt.rows) {
+    for (int rows : rows_list) {
       std::vector<int32_t> hid(size_t(rows) * 6);
       const bool apart = routing[0] == 'r';
       for (int r = 0; r < rows; ++r)
@@ -178,27 +174,15 @@ int run_synth(const SynthOptions& opt) {
             io.y = y.get();
             fp4_experts(view, io, rows, {ids.as<int32_t>(), weights.as<float>(), 6}, ews.get(), 0, st);
           },
-          opt.repeats, stream);
-      table.push_back({std::string("experts ") + routing, "top-6 of 256 x4096x2048", rows, s, bytes, bytes / bandwidth});
+          repeats, stream);
+      table.push_back({std::string("experts ") + routing, "top-6 of 256 x4096x2048", rows, s, bytes});
     }
   }
   synchronize();
   free_fp4_expert_tables(tables);
   cudaStreamDestroy(stream);
 
-  std::printf("\n%-22s %-26s %5s %10s %10s %9s %8s\n", "class", "shape", "rows", "time us", "GB read", "floor us", "of floor");
-  nlohmann::json j;
-  j["plumb"] = std::string(version_string());
-  j["device"] = device_name();
-  j["copy_bandwidth_bytes_per_s"] = bandwidth;
-  for (const auto& r : table) {
-    std::printf("%-22s %-26s %5d %10.1f %10.3f %9.1f %7.0f%%\n", r.cls.c_str(), r.name.c_str(), r.rows, r.seconds * 1e6,
-                r.bytes / 1e9, r.floor_seconds * 1e6, 100.0 * r.floor_seconds / r.seconds);
-    j["cells"].push_back({{"class", r.cls}, {"shape", r.name}, {"rows", r.rows}, {"seconds", r.seconds},
-                          {"bytes", r.bytes}, {"floor_seconds", r.floor_seconds}});
-  }
-  if (!opt.json_path.empty()) std::ofstream(opt.json_path) << j.dump(2) << "\n";
-  return 0;
+  return table;
 }
 
 }  // namespace plumb::cuda

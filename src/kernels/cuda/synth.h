@@ -1,6 +1,6 @@
-// `plumb synth`: release-width synthetic work timed on the GPU (ENGINE.md section 7): the device's measured copy
-// bandwidth (the floor's denominator), each dispatch class alone at 1..16 rows, and the fraction of the bandwidth
-// floor each reaches (weight bytes read / copy bandwidth). Prints a table and writes JSON.
+// The CUDA half of `plumb synth` (ENGINE.md section 7): the device's measured copy bandwidth (the floor's
+// denominator) and each dispatch class alone at release widths (FP8 dense linears, routed FP4 experts), timed as
+// CUDA graphs with the weights rotated past the L2. The layers as served and the table are in bench/synth_*.
 #pragma once
 
 #include <string>
@@ -8,12 +8,17 @@
 
 namespace plumb::cuda {
 
-struct SynthOptions {
-  std::vector<int> rows = {1, 2, 4, 8, 16};
-  int repeats = 20;        // timed launches per cell (median of 5 timings of this many)
-  std::string json_path;
+// Bytes read plus bytes written per second of a 2 GiB device-to-device SM copy. Throws without a device.
+double measure_copy_bandwidth();
+
+struct KernelCell {
+  std::string cls, shape;
+  int rows = 0;
+  double seconds = 0;  // median per call
+  double bytes = 0;    // weight bytes one call reads
 };
 
-int run_synth(const SynthOptions& options);
+// The kernel classes at each row count: `repeats` calls per CUDA graph, the median of 5 replays per call.
+std::vector<KernelCell> time_kernel_classes(const std::vector<int>& rows, int repeats);
 
 }  // namespace plumb::cuda
