@@ -67,7 +67,7 @@ void Forward::compress(const BlockSpec& spec, bool indexer, const CompressorWeig
 }
 
 void Forward::attention(int64_t b, const LaunchRows& rows, Tensor& x, Tensor& spare) {
-  Workspace ws(backend_);
+  Workspace ws(scratch_);
   const BlockSpec& spec = config_.blocks[size_t(b)];
   const BlockWeights& w = weights_.blocks[size_t(b)];
   BlockState& st = state_.block(b);

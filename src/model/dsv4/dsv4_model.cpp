@@ -65,6 +65,7 @@ Dsv4Model::Dsv4Model(io::CheckpointFolder folder, Config config, const Dsv4Optio
   weights_ = load_weights(folder_, config_, *backend_, progress);
   state_ = std::make_unique<SlotStates>(config_, shape, *backend_);
   forward_ = std::make_unique<Forward>(config_, weights_, *backend_, *state_);
+  forward_->scratch().set_poison(options.poison_scratch);
   info_ = {.name = options.name,
            .vocab_size = int32_t(config_.vocab_size),
            .max_context = max_context,
@@ -114,7 +115,7 @@ void Dsv4Model::check_rows(std::span<const model::Row> rows, std::span<float> lo
 void Dsv4Model::write_logits(const kernels::Tensor& x, std::span<const int64_t> rows, const HcWeights& hc,
                              const Weight& norm, std::span<float> logits) {
   if (rows.empty()) return;
-  Workspace ws(*backend_);
+  Workspace ws(forward_->scratch());
   const int64_t m = int64_t(rows.size()), vocab = info_.vocab_size;
   const kernels::Tensor picked = ws.act(m, x.cols), out = ws.act(m, vocab);
   backend_->copy_rows(x, rows, picked, iota(m));
@@ -130,7 +131,7 @@ void Dsv4Model::forward(std::span<const model::Row> rows, std::span<float> logit
   if (rows.empty()) return;
   LaunchRows launch;
   for (const model::Row& r : rows) launch.add(r.slot, r.position, r.token);
-  Workspace ws(*backend_);
+  Workspace ws(forward_->scratch());
   const int64_t n = launch.size(), streams = config_.hc_mult * config_.hidden_size;
   kernels::Tensor x = ws.act(n, streams), spare = ws.act(n, streams);
   backend_->embed(weights_.embed, launch.tokens, config_.hc_mult, x);

@@ -34,6 +34,8 @@ struct Dsv4Options {
   std::string name;
   // When set, every op's outputs are recorded here in call order (diagnostics: compare backends op by op).
   std::vector<kernels::OpRecord>* record_ops = nullptr;
+  // Tests: every scratch tensor starts as NaN bytes, so an op that reads scratch it did not write shows.
+  bool poison_scratch = false;
 };
 
 class Dsv4Model final : public model::Model {
@@ -54,6 +56,7 @@ class Dsv4Model final : public model::Model {
   const Config& config() const { return config_; }
   kernels::Numerics numerics() const { return backend_->numerics(); }
   size_t state_bytes() const { return state_->bytes(); }
+  size_t scratch_bytes() const { return forward_->scratch().bytes_held(); }
   // Records the routing and indexer choices (and optionally streams) of the main blocks of later forward() calls
   // (null: stop).
   void set_trace(ForwardTrace* trace) { trace_ = trace; }

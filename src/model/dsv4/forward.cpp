@@ -15,11 +15,6 @@ void LaunchRows::add(int32_t slot, int64_t position, int32_t token) {
   tokens.push_back(token);
 }
 
-kernels::Tensor Workspace::make(DType dtype, int64_t rows, int64_t cols) {
-  buffers_.push_back(backend_.allocate(size_t(rows * cols) * dtype_size(dtype)));
-  return buffers_.back().tensor(dtype, rows, cols);
-}
-
 kernels::HcParams Forward::hc_params() const {
   return {.hc_mult = config_.hc_mult,
           .hidden = config_.hidden_size,
@@ -65,7 +60,7 @@ void Forward::block(int64_t b, const LaunchRows& rows, kernels::Tensor& x, kerne
 }
 
 void Forward::head(const HcWeights& hc, const Weight& norm, const kernels::Tensor& x, const kernels::Tensor& logits) {
-  Workspace ws(backend_);
+  Workspace ws(scratch_);
   const int64_t n = x.rows, d = config_.hidden_size;
   const kernels::Tensor z = ws.act(n, d), zn = ws.act(n, d);
   backend_.hc_head(hc_params(), hc, x, z);

@@ -12,6 +12,7 @@
 #include "model/dsv4/config.h"
 #include "model/dsv4/slot_state.h"
 #include "model/dsv4/weights.h"
+#include "model/dsv4/workspace.h"
 
 namespace plumb::dsv4 {
 
@@ -40,23 +41,13 @@ struct ForwardTrace {
   std::vector<std::vector<float>> block_streams;  // per main block: rows x (hc * hidden), launches appended
 };
 
-// Scratch tensors of one step, freed together.
-class Workspace {
- public:
-  explicit Workspace(kernels::Backend& backend) : backend_(backend) {}
-  kernels::Tensor act(int64_t rows, int64_t cols) { return make(backend_.act_dtype(), rows, cols); }
-  kernels::Tensor i32(int64_t rows, int64_t cols) { return make(DType::dtype_i32, rows, cols); }
-
- private:
-  kernels::Tensor make(DType dtype, int64_t rows, int64_t cols);
-  kernels::Backend& backend_;
-  std::vector<kernels::Buffer> buffers_;
-};
-
 class Forward {
  public:
   Forward(const Config& config, const ModelWeights& weights, kernels::Backend& backend, SlotStates& state)
-      : config_(config), weights_(weights), backend_(backend), state_(state) {}
+      : config_(config), weights_(weights), backend_(backend), state_(state), scratch_(backend) {}
+
+  // The scratch of every step of this model (the model's own steps outside blocks take from it too).
+  ScratchArena& scratch() { return scratch_; }
 
   void set_trace(ForwardTrace* trace) { trace_ = trace; }
 
@@ -84,6 +75,7 @@ class Forward {
   kernels::Backend& backend_;
   SlotStates& state_;
   ForwardTrace* trace_ = nullptr;
+  ScratchArena scratch_;
 };
 
 }  // namespace plumb::dsv4

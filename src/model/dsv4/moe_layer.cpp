@@ -7,7 +7,7 @@
 namespace plumb::dsv4 {
 
 void Forward::moe(int64_t b, const LaunchRows& rows, kernels::Tensor& x, kernels::Tensor& spare) {
-  Workspace ws(backend_);
+  Workspace ws(scratch_);
   const BlockSpec& spec = config_.blocks[size_t(b)];
   const BlockWeights& w = weights_.blocks[size_t(b)];
   const int64_t n = rows.size(), d = config_.hidden_size, hc = config_.hc_mult, k = config_.experts_per_token;

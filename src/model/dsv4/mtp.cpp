@@ -75,7 +75,7 @@ void Dsv4Model::draft_forward(std::span<const model::DraftRow> rows, std::span<f
 }
 
 void Dsv4Model::run_draft_wave(std::span<const model::DraftRow> rows, std::span<float> logits) {
-  Workspace ws(*backend_);
+  Workspace ws(forward_->scratch());
   const int64_t n = int64_t(rows.size()), d = config_.hidden_size, hc = config_.hc_mult, streams = hc * d;
   const MtpWeights& w = weights_.blocks[size_t(mtp_block())].mtp;
   LaunchRows launch;

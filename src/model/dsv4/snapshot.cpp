@@ -103,7 +103,7 @@ model::SlotSnapshot Dsv4Model::snapshot(int32_t slot) const {
   size_t at = sizeof(Header);
   for (const Section& s : sections) {
     if (s.rows.empty()) continue;
-    Workspace ws(*backend_);
+    Workspace ws(forward_->scratch());
     const kernels::Tensor rows = ws.act(int64_t(s.rows.size()), s.tensor->cols);
     backend_->copy_rows(*s.tensor, s.rows, rows, iota(rows.rows));
     backend_->download(rows, snap.bytes.data() + at);
@@ -137,7 +137,7 @@ void Dsv4Model::restore(int32_t slot, const model::SlotSnapshot& snap) {
   size_t at = sizeof(Header);
   for (const Section& s : sections) {
     if (s.rows.empty()) continue;
-    Workspace ws(*backend_);
+    Workspace ws(forward_->scratch());
     const kernels::Tensor rows = ws.act(int64_t(s.rows.size()), s.tensor->cols);
     backend_->upload(snap.bytes.data() + at, rows);
     backend_->copy_rows(rows, iota(rows.rows), *s.tensor, s.rows);
