@@ -4,7 +4,9 @@
 // rounded to bf16, summed in float32 in ascending expert id; the shared expert through FP8 linears, unclamped.
 // Each expert's weights are decoded once per launch for all rows routed to it.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "base/error.h"
@@ -62,16 +64,25 @@ float fp4_dot(const float* q, const float* act_scale, const float* w, const floa
   return acc;
 }
 
+// Byte of two packed e2m1 codes -> their two values (low nibble first): one table read per byte.
+const std::array<std::array<float, 2>, 256>& e2m1_pair_values() {
+  static const auto table = [] {
+    std::array<std::array<float, 2>, 256> t{};
+    const auto& e2m1 = e2m1_values();
+    for (int b = 0; b < 256; ++b) t[size_t(b)] = {e2m1[size_t(b & 0xF)], e2m1[size_t(b >> 4)]};
+    return t;
+  }();
+  return table;
+}
+
 // Row `row` of an FP4 weight: e2m1 values and per-32 scales.
 void fp4_row(const Weight& w, int64_t row, float* values, float* scales) {
-  const auto& e2m1 = e2m1_values();
+  const auto& pairs = e2m1_pair_values();
   const auto& e8m0 = e8m0_values();
   const uint8_t* packed = static_cast<const uint8_t*>(w.data) + row * (w.cols / 2);
-  for (int64_t c = 0; c < w.cols; c += 2) {
-    values[c] = e2m1[packed[c / 2] & 0xF];
-    values[c + 1] = e2m1[packed[c / 2] >> 4];
-  }
-  for (int64_t b = 0; b < w.cols / kFp4Block; ++b) scales[b] = e8m0[w.scales[row * w.scale_cols() + b]];
+  for (int64_t c = 0; c < w.cols / 2; ++c) std::memcpy(values + 2 * c, pairs[packed[c]].data(), 2 * sizeof(float));
+  const uint8_t* codes = w.scales + row * w.scale_cols();
+  for (int64_t b = 0; b < w.cols / kFp4Block; ++b) scales[b] = e8m0[codes[b]];
 }
 
 }  // namespace

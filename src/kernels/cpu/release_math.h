@@ -29,24 +29,43 @@ inline float sigmoid_f32(float x) { return float(1.0 / (1.0 + std::exp(-double(x
 inline float silu_f32(float x) { return float(double(x) / (1.0 + std::exp(-double(x)))); }
 inline float rsqrt_f32(float x) { return float(1.0 / std::sqrt(double(x))); }
 
+// Eight float32 lanes as two 4-wide vectors: each lane is its own sequential sum (a multiply, then an add, both
+// rounded as scalar float32), so vector code gives the scalar order's bits.
+namespace lanes {
+typedef float v4 __attribute__((vector_size(16)));
+inline v4 load(const float* p) {
+  v4 v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+// ((0+1)+(2+3))+((4+5)+(6+7)) over the eight lanes.
+inline float join(v4 lo, v4 hi) {
+  return ((lo[0] + lo[1]) + (lo[2] + lo[3])) + ((hi[0] + hi[1]) + (hi[2] + hi[3]));
+}
+}  // namespace lanes
+
 // sum_k a[k] * b[k] in float32: partial sum l takes k = l mod 8, then ((0+1)+(2+3))+((4+5)+(6+7)).
 inline float dot_f32(const float* a, const float* b, int64_t n) {
-  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  lanes::v4 lo = {0, 0, 0, 0}, hi = {0, 0, 0, 0};
   int64_t k = 0;
-  for (; k + 8 <= n; k += 8)
-    for (int l = 0; l < 8; ++l) acc[l] += a[k + l] * b[k + l];
-  for (int l = 0; k + l < n; ++l) acc[l] += a[k + l] * b[k + l];
-  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  for (; k + 8 <= n; k += 8) {
+    lo += lanes::load(a + k) * lanes::load(b + k);
+    hi += lanes::load(a + k + 4) * lanes::load(b + k + 4);
+  }
+  for (int l = 0; k + l < n; ++l) (l < 4 ? lo[l] : hi[l - 4]) += a[k + l] * b[k + l];
+  return lanes::join(lo, hi);
 }
 
 // sum_k a[k] in float32 with the same partial sums and tree as dot_f32.
 inline float sum_f32(const float* a, int64_t n) {
-  float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  lanes::v4 lo = {0, 0, 0, 0}, hi = {0, 0, 0, 0};
   int64_t k = 0;
-  for (; k + 8 <= n; k += 8)
-    for (int l = 0; l < 8; ++l) acc[l] += a[k + l];
-  for (int l = 0; k + l < n; ++l) acc[l] += a[k + l];
-  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  for (; k + 8 <= n; k += 8) {
+    lo += lanes::load(a + k);
+    hi += lanes::load(a + k + 4);
+  }
+  for (int l = 0; k + l < n; ++l) (l < 4 ? lo[l] : hi[l - 4]) += a[k + l];
+  return lanes::join(lo, hi);
 }
 
 constexpr int64_t kActBlock = 128;  // FP8 activation quantization block along K
