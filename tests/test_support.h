@@ -1,4 +1,5 @@
-// Helpers shared by the test folders: where the fixtures are, a scratch directory per test, and running a command.
+// Helpers shared by the test folders: where the fixtures are, a scratch directory per test, running a command, and
+// the message of an expected plumb::Error.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,9 +9,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unistd.h>
+
+#include "base/error.h"
 
 namespace plumb::test {
 
@@ -68,6 +72,20 @@ inline CommandResult run_command(const std::string& command) {
   const int raw = ::pclose(p);
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return r;
+}
+
+// The plumb::Error message `fn` throws; a test failure when it throws nothing or something else.
+inline std::string error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const plumb::Error& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "threw a non-plumb exception: " << e.what();
+    return {};
+  }
+  ADD_FAILURE() << "did not throw";
+  return {};
 }
 
 }  // namespace plumb::test

@@ -18,16 +18,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const plumb::Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no error";
-  return {};
-}
-
 TEST(SyntheticWeights, HoldEveryPlannedLayerTensorAtItsShapeAndSize) {
   const dsv4::Config config = dsv4::tiny_config(dsv4::TinySpec{});
   const dsv4::SyntheticWeights w(config, 3, 0);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "test_support.h"
 
 namespace plumb::test {
 
@@ -33,20 +34,6 @@ inline void write_file(const std::filesystem::path& path, const std::vector<std:
 inline void write_file(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
-}
-
-// The plumb::Error message `fn` throws; a test failure when it throws nothing or something else.
-inline std::string error_of(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const plumb::Error& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "threw a non-plumb exception: " << e.what();
-    return {};
-  }
-  ADD_FAILURE() << "did not throw";
-  return {};
 }
 
 }  // namespace plumb::test
