@@ -68,8 +68,6 @@ void fill_codes(std::byte* out, const Job& job, uint64_t seed) {
   }
 }
 
-bool is_vocab_table(const std::string& name) { return name == "embed.weight" || name == "head.weight"; }
-
 }  // namespace
 
 int synthetic_fp8_scale_exponent(int64_t fan_in) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/dtype.h"
@@ -41,6 +42,9 @@ struct PlannedTensor {
   int64_t expert = -1;  // routed expert id, -1 otherwise
   uint64_t nbytes() const;
 };
+
+// The vocabulary tables (embedding and head): the tensors a set of layers alone does without.
+inline bool is_vocab_table(std::string_view name) { return name == "embed.weight" || name == "head.weight"; }
 
 // In a fixed order: model-wide tensors, then block by block (attention, compressor, indexer, MoE, norms, mHC).
 std::vector<PlannedTensor> plan_tensors(const Config& config);

@@ -123,7 +123,7 @@ ModelWeights build_weights(const TensorLookup& lookup, const Config& config, ker
   const bool with_vocab = vocab == VocabTables::build;
   uint64_t total = 0;
   for (const PlannedTensor& t : plan_tensors(config))
-    if (with_vocab || (t.name != "embed.weight" && t.name != "head.weight")) total += t.nbytes();
+    if (with_vocab || !is_vocab_table(t.name)) total += t.nbytes();
 
   Loader l(lookup, backend, progress, total);
   ModelWeights m;
