@@ -124,10 +124,7 @@ int run_synth(const SynthOptions& o) {
   if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda")
     fail("--backend {}: use auto, cpu or cuda", o.backend);
   if (!o.only.empty() && o.only != "kernels" && o.only != "layers") fail("--only {}: use kernels or layers", o.only);
-  if (o.rows.empty()) fail("--rows needs at least one row count");
-  for (int n : o.rows)
-    if (n < 1) fail("--rows {}: row counts must be at least 1", n);
-  if (o.repeats < 1) fail("--repeats must be at least 1 (got {})", o.repeats);
+  check_rows_and_repeats(o.rows, o.repeats);  // before the bandwidth and the weights take their time
   const bool cuda = o.backend == "cuda" || (o.backend == "auto" && cuda::device_available());
   if (!cuda && o.only == "kernels")
     fail("--only kernels: the kernel classes are CUDA kernels; run it with --backend cuda on a GPU machine");

@@ -285,12 +285,16 @@ std::string routing_label(Routing routing, int64_t experts_per_token) {
   return routing == Routing::as_drawn ? "as drawn" : fmt::format("same {}", experts_per_token);
 }
 
+void check_rows_and_repeats(const std::vector<int>& rows, int repeats) {
+  if (rows.empty()) fail("plumb synth: --rows needs at least one row count");
+  for (int n : rows)
+    if (n < 1) fail("plumb synth: --rows {}: row counts must be at least 1", n);
+  if (repeats < 1) fail("plumb synth: --repeats must be at least 1 (got {})", repeats);
+}
+
 LayerBenchResult run_layer_bench(const dsv4::Config& config, kernels::Backend& backend,
                                  const LayerBenchOptions& options) {
-  if (options.rows.empty()) fail("plumb synth: --rows needs at least one row count");
-  for (int n : options.rows)
-    if (n < 1) fail("plumb synth: --rows {}: row counts must be at least 1", n);
-  if (options.repeats < 1) fail("plumb synth: --repeats must be at least 1 (got {})", options.repeats);
+  check_rows_and_repeats(options.rows, options.repeats);
   if (options.context < 0) fail("plumb synth: --context must not be negative (got {})", options.context);
   if (!(options.bandwidth > 0)) fail("plumb synth: the copy bandwidth must be positive (got {})", options.bandwidth);
   if (options.distinct_experts != 0 && options.distinct_experts < config.experts_per_token)

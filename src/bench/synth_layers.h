@@ -80,6 +80,9 @@ struct LayerBenchResult {
 // "as drawn", "same 6" (k = the config's experts per token).
 std::string routing_label(Routing routing, int64_t experts_per_token);
 
+// Throws plumb::Error naming the option when a row count is below 1, there are none, or repeats is below 1.
+void check_rows_and_repeats(const std::vector<int>& rows, int repeats);
+
 // Throws plumb::Error for bad options (rows, repeats, context, distinct experts below the experts per token).
 LayerBenchResult run_layer_bench(const dsv4::Config& config, kernels::Backend& backend,
                                  const LayerBenchOptions& options);
