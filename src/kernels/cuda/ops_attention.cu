@@ -2,6 +2,7 @@
 // with plumb's top-k order, sparse attention with sinks (the CPU backend's online softmax, key order and
 // rounding), and the router's scoring and top-k. Selections sort by a total order (value descending, index
 // ascending, NaN last), so any correct sort picks the same rows.
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/control.h"
@@ -91,24 +92,38 @@ __device__ void bitonic_sort(float* value, int32_t* index, int n2) {
   }
 }
 
-// Scores of every visible index row for one query (thread per row: heads in order, bf16 roundings as the release).
+// Scores of every visible index row for one query: a warp per index row, lane l computing heads l, l + 32, ...
+// (each head's dot in channel order, bf16 roundings as the release), the heads summed in order by every lane.
+// The query sits transposed in shared memory ([channel][head]), so the lanes' reads of one channel are adjacent.
+// Blocks (r, y) take index rows y * warps + warp, stepping by gridDim.y * warps.
 __global__ void indexer_scores_kernel(IndexerArgs p, View q, View w, View index_rows, const int64_t* token_rows,
                                       float* scratch) {
+  extern __shared__ float query_t[];  // [head_dim][heads]
   const int64_t r = blockIdx.x;
   const int64_t slot = token_rows[2 * r], visible = (token_rows[2 * r + 1] + 1) / p.ratio;
+  const int warps = int(blockDim.x / 32), warp = int(threadIdx.x / 32), lane = int(threadIdx.x % 32);
+  if (int64_t(blockIdx.y) * warps >= visible) return;
   const float* query = row_ptr<const float>(q, r);
   const float* head_weight = row_ptr<const float>(w, r);
-  for (int64_t t = threadIdx.x; t < visible; t += blockDim.x) {
+  for (int64_t i = threadIdx.x; i < p.heads * p.head_dim; i += blockDim.x)
+    query_t[(i % p.head_dim) * p.heads + i / p.head_dim] = query[i];
+  __syncthreads();
+  for (int64_t t = int64_t(blockIdx.y) * warps + warp; t < visible; t += int64_t(gridDim.y) * warps) {
     const float* key = row_ptr<const float>(index_rows, slot * p.rows_per_slot + t);
     float total = 0.0f;
-    for (int64_t h = 0; h < p.heads; ++h) {
-      float dot = 0.0f;
-      for (int64_t c = 0; c < p.head_dim; ++c) dot += query[h * p.head_dim + c] * key[c];
-      const float logit = bf16r(dot);
-      const float relu = isnan(logit) || p.relu_dropped ? logit : fmaxf(logit, 0.0f);  // relu keeps NaN
-      total += bf16r(relu * head_weight[h]);
+    for (int64_t h0 = 0; h0 < p.heads; h0 += 32) {
+      const int64_t h = h0 + lane;
+      float term = 0.0f;
+      if (h < p.heads) {
+        float dot = 0.0f;
+        for (int64_t c = 0; c < p.head_dim; ++c) dot = fmaf(query_t[c * p.heads + h], key[c], dot);
+        const float logit = bf16r(dot);
+        const float relu = isnan(logit) || p.relu_dropped ? logit : fmaxf(logit, 0.0f);  // relu keeps NaN
+        term = bf16r(relu * head_weight[h]);
+      }
+      for (int i = 0; i < 32 && h0 + i < p.heads; ++i) total += __shfl_sync(0xffffffffu, term, i);
     }
-    scratch[r * p.rows_per_slot + t] = bf16r(total);
+    if (lane == 0) scratch[r * p.rows_per_slot + t] = bf16r(total);
   }
 }
 
@@ -132,15 +147,21 @@ __global__ void indexer_select_kernel(IndexerArgs p, const int64_t* token_rows, 
 }
 
 // One block per (row, head): keys = [window positions oldest to newest, padded to `window`, then compressed rows];
-// blocks of `block` entries; logits by warps (fixed lane order and xor tree), the running max, probabilities and
-// denominator on one thread in key order, P.V per channel in key order.
+// blocks of `block` entries; logits by warps (fixed lane order and xor tree); the block's max (exact, so any order),
+// then each probability on its own thread and the denominator summed on one thread in key order; P.V per channel in
+// key order. Key addresses are looked up once per block of entries, and the P.V loop reads four keys ahead.
+constexpr int kAttentionThreads = 256;
+constexpr int kMaxAttentionBlock = 256;
+
 __global__ void attention_kernel(AttentionArgs p, View q, View ring, View compressed, View selected, bool has_selected,
                                  WeightRef sinks, const int64_t* token_rows, View out) {
   extern __shared__ float sm[];
   float* logit = sm;                   // [block]
   float* prob = logit + p.block;       // [block] (bf16-rounded)
-  float* acc = prob + p.block;         // [head_dim]
-  __shared__ float running_max, denominator, alpha;
+  float* expv = prob + p.block;        // [block] (unrounded, for the denominator)
+  float* acc = expv + p.block;         // [head_dim]
+  __shared__ const float* key_ptr[kMaxAttentionBlock];
+  __shared__ float running_max, denominator, alpha, new_max;
   __shared__ int any_valid;
   const int64_t r = blockIdx.x, h = blockIdx.y, d = p.head_dim;
   const int64_t slot = token_rows[2 * r], position = token_rows[2 * r + 1];
@@ -167,50 +188,64 @@ __global__ void attention_kernel(AttentionArgs p, View q, View ring, View compre
   __syncthreads();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
   for (int64_t b0 = 0; b0 < total; b0 += p.block) {
-    const int64_t b1 = b0 + p.block < total ? b0 + p.block : total;
-    for (int64_t v = b0 + warp; v < b1; v += warps) {
-      const float* key = key_of(v);
+    const int64_t b1 = b0 + p.block < total ? b0 + p.block : total, n = b1 - b0;
+    for (int64_t v = threadIdx.x; v < n; v += blockDim.x) key_ptr[v] = key_of(b0 + v);
+    __syncthreads();
+    for (int64_t v = warp; v < n; v += warps) {
+      const float* key = key_ptr[v];
       float dot = 0.0f;
       if (key)
         for (int64_t c = lane; c < d; c += 32) dot += query[c] * key[c];
       dot = warp_sum(dot);
-      if (lane == 0) logit[v - b0] = key ? dot * p.softmax_scale : -INFINITY;
+      if (lane == 0) logit[v] = key ? dot * p.softmax_scale : -INFINITY;
     }
     __syncthreads();
-    if (threadIdx.x == 0) {
+    if (warp == 0) {
       float block_max = -INFINITY;
       bool nan_logit = false;
-      for (int64_t v = b0; v < b1; ++v)
-        if (key_of(v)) {
-          block_max = fmaxf(block_max, logit[v - b0]);
-          nan_logit = nan_logit || isnan(logit[v - b0]);
+      for (int64_t v = lane; v < n; v += 32)
+        if (key_ptr[v]) {
+          block_max = fmaxf(block_max, logit[v]);
+          nan_logit = nan_logit || isnan(logit[v]);
         }
+      for (int o = 16; o > 0; o >>= 1) block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, o));
+      nan_logit = __any_sync(0xffffffffu, nan_logit);
       // A NaN logit is not skipped with the empty blocks (fmaxf drops it): it makes the output NaN.
-      any_valid = block_max != -INFINITY || nan_logit;
-      if (any_valid) {
-        const float new_max = fmaxf(running_max, block_max);
-        alpha = exp_f32(running_max - new_max);
-        denominator *= alpha;
-        for (int64_t v = b0; v < b1; ++v) {
-          if (!key_of(v)) {
-            prob[v - b0] = 0.0f;
-            continue;
-          }
-          const float pr = exp_f32(logit[v - b0] - new_max);
-          denominator += pr;
-          prob[v - b0] = bf16r(pr);
+      if (lane == 0) {
+        any_valid = block_max != -INFINITY || nan_logit;
+        if (any_valid) {
+          new_max = fmaxf(running_max, block_max);
+          alpha = exp_f32(running_max - new_max);
         }
-        running_max = new_max;
       }
     }
     __syncthreads();
     if (any_valid) {
+      for (int64_t v = threadIdx.x; v < n; v += blockDim.x) {
+        const float pr = key_ptr[v] ? exp_f32(logit[v] - new_max) : 0.0f;
+        expv[v] = pr;
+        prob[v] = key_ptr[v] ? bf16r(pr) : 0.0f;
+      }
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        denominator *= alpha;
+        for (int64_t v = 0; v < n; ++v)
+          if (key_ptr[v]) denominator += expv[v];
+        running_max = new_max;
+      }
       for (int64_t c = threadIdx.x; c < d; c += blockDim.x) {
         float a = acc[c] * alpha;
-        for (int64_t v = b0; v < b1; ++v) {
-          const float* key = key_of(v);
-          if (key) a += prob[v - b0] * key[c];
+        int64_t v = 0;
+        for (; v + 4 <= n; v += 4) {
+          float kv[4];
+#pragma unroll
+          for (int j = 0; j < 4; ++j) kv[j] = key_ptr[v + j] ? key_ptr[v + j][c] : 0.0f;
+#pragma unroll
+          for (int j = 0; j < 4; ++j)
+            if (key_ptr[v + j]) a += prob[v + j] * kv[j];
         }
+        for (; v < n; ++v)
+          if (key_ptr[v]) a += prob[v] * key_ptr[v][c];
         acc[c] = a;
       }
     }
@@ -223,39 +258,64 @@ __global__ void attention_kernel(AttentionArgs p, View q, View ring, View compre
 
 __device__ __forceinline__ float softplus_f32(float v) { return v > 20.0f ? v : float(log1p(exp(double(v)))); }
 
-// One thread per row: scores, the top-k by score + bias (plumb's order) or the hash table's experts, and weights
-// normalised in selection order.
+// One block per row: every thread scores its experts (sqrt(softplus(logit)) + bias, kept in shared memory), then
+// top_k + 1 block-wide picks of the first-ranked expert not yet taken (plumb's total order, so the pick is the same
+// whatever the reduction tree), or the hash table's experts; thread 0 normalises the weights in selection order.
+constexpr int kRouteThreads = 256;
+constexpr int kMaxRoutedExperts = 1024;
+
+struct Ranked {
+  float v;
+  int32_t e;  // -1: none
+};
+
+__device__ __forceinline__ Ranked better(Ranked a, Ranked b) {
+  if (a.e < 0) return b;
+  if (b.e < 0) return a;
+  return ranks_before(a.v, a.e, b.v, b.e) ? a : b;
+}
+
 __global__ void route_kernel(RouterArgs p, View logits, WeightRef bias, WeightRef tid2eid, const int32_t* tokens,
-                             View ids, View weights, float* margin, int64_t margin_stride, int64_t rows) {
-  const int64_t r = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (r >= rows) return;
+                             View ids, View weights, float* margin, int64_t margin_stride) {
+  __shared__ float value[kMaxRoutedExperts];
+  __shared__ unsigned char taken[kMaxRoutedExperts];
+  __shared__ Ranked warp_best[kRouteThreads / 32];
+  __shared__ int32_t chosen[17];
+  __shared__ float chosen_value[17];
+  const int64_t r = blockIdx.x;
   const float* l = row_ptr<const float>(logits, r);
-  int32_t chosen[16];
+  const int lane = int(threadIdx.x % 32), warp = int(threadIdx.x / 32);
+  if (!p.hash) {
+    for (int32_t e = int32_t(threadIdx.x); e < p.experts; e += blockDim.x) {
+      value[e] = sqrtf(softplus_f32(l[e])) + weight_at(bias, 0, e);
+      taken[e] = 0;
+    }
+    __syncthreads();
+    const int64_t picks = p.topk + 1 < p.experts ? p.topk + 1 : p.experts;  // one more than kept, for the margin
+    for (int64_t i = 0; i < picks; ++i) {
+      Ranked best{0.0f, -1};
+      for (int32_t e = int32_t(threadIdx.x); e < p.experts; e += blockDim.x)
+        if (!taken[e]) best = better(best, Ranked{value[e], e});
+      for (int o = 16; o > 0; o >>= 1)
+        best = better(best, Ranked{__shfl_xor_sync(0xffffffffu, best.v, o), __shfl_xor_sync(0xffffffffu, best.e, o)});
+      if (lane == 0) warp_best[warp] = best;
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        Ranked b = warp_best[0];
+        for (int k = 1; k < int(blockDim.x / 32); ++k) b = better(b, warp_best[k]);
+        chosen[i] = b.e;
+        chosen_value[i] = b.v;
+        taken[b.e] = 1;
+      }
+      __syncthreads();
+    }
+  }
+  if (threadIdx.x != 0) return;
   float gap = INFINITY;
   if (p.hash) {
     for (int64_t i = 0; i < p.topk; ++i) chosen[i] = int32_t(weight_at(tid2eid, tokens[r], i));
-  } else {
-    float last = 0.0f;
-    for (int64_t i = 0; i <= p.topk && i < p.experts; ++i) {  // one more than kept, for the margin
-      int32_t best = -1;
-      float best_v = 0.0f;
-      for (int32_t e = 0; e < p.experts; ++e) {
-        bool taken = false;
-        for (int64_t j = 0; j < i && j < p.topk; ++j) taken = taken || chosen[j] == e;
-        if (taken) continue;
-        const float v = sqrtf(softplus_f32(l[e])) + weight_at(bias, 0, e);
-        if (best < 0 || ranks_before(v, e, best_v, best)) {
-          best = e;
-          best_v = v;
-        }
-      }
-      if (i < p.topk) {
-        chosen[i] = best;
-        last = best_v;
-      } else {
-        gap = last - best_v;
-      }
-    }
+  } else if (p.topk < p.experts) {
+    gap = chosen_value[p.topk - 1] - chosen_value[p.topk];
   }
   float sum = 0.0f;
   for (int64_t i = 0; i < p.topk; ++i) sum += sqrtf(softplus_f32(l[chosen[i]]));
@@ -290,7 +350,15 @@ void indexer_topk(const IndexerArgs& p, View q, View w, View index_rows, const i
   int n2 = 1;
   while (n2 < p.rows_per_slot) n2 *= 2;
   if (n2 > kMaxSortEntries) fail("CUDA indexer: {} index rows per slot exceed the {} one query can rank", p.rows_per_slot, kMaxSortEntries);
-  indexer_scores_kernel<<<unsigned(q.rows), 256, 0, cudaStream_t(s)>>>(p, q, w, index_rows, token_rows, scratch);
+  // Enough blocks that each warp scores a few index rows; blocks past a row's visible rows return at once.
+  constexpr int kScoreWarps = 8;
+  const int64_t by = std::min<int64_t>((p.rows_per_slot + kScoreWarps - 1) / kScoreWarps, 256);
+  const size_t query_bytes = size_t(p.heads * p.head_dim) * sizeof(float);
+  if (query_bytes > 48 * 1024)
+    PLUMB_CUDA_CHECK(cudaFuncSetAttribute(indexer_scores_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          int(query_bytes)));
+  indexer_scores_kernel<<<dim3(unsigned(q.rows), unsigned(std::max<int64_t>(by, 1))), kScoreWarps * 32, query_bytes,
+                          cudaStream_t(s)>>>(p, q, w, index_rows, token_rows, scratch);
   PLUMB_CUDA_LAUNCHED("indexer_scores");
   const size_t smem = size_t(n2) * (sizeof(float) + sizeof(int32_t));
   if (smem > 48 * 1024)
@@ -303,19 +371,20 @@ void indexer_topk(const IndexerArgs& p, View q, View w, View index_rows, const i
 void attention(const AttentionArgs& p, View q, View ring, View compressed, const View* selected, const WeightRef& sinks,
                const int64_t* token_rows, View out, Stream s) {
   if (q.rows == 0) return;
-  const size_t smem = size_t(2 * p.block + p.head_dim) * sizeof(float);
+  PLUMB_CHECK(p.block >= 1 && p.block <= kMaxAttentionBlock);
+  const size_t smem = size_t(3 * p.block + p.head_dim) * sizeof(float);
   const dim3 grid(unsigned(q.rows), unsigned(p.heads));
-  attention_kernel<<<grid, 128, smem, cudaStream_t(s)>>>(p, q, ring, compressed, selected ? *selected : View{},
+  attention_kernel<<<grid, kAttentionThreads, smem, cudaStream_t(s)>>>(p, q, ring, compressed, selected ? *selected : View{},
                                                          selected != nullptr, sinks, token_rows, out);
   PLUMB_CUDA_LAUNCHED("attention");
 }
 
 void route(const RouterArgs& p, View logits, const WeightRef& bias, const WeightRef& tid2eid, const int32_t* tokens,
            View ids, View weights, float* margin, int64_t margin_stride, Stream s) {
-  PLUMB_CHECK(p.topk <= 16);
+  PLUMB_CHECK(p.topk >= 1 && p.topk <= 16 && p.topk <= p.experts && p.experts <= kMaxRoutedExperts);
   if (logits.rows == 0) return;
-  route_kernel<<<blocks_for(logits.rows, 64), 64, 0, cudaStream_t(s)>>>(p, logits, bias, tid2eid, tokens, ids, weights,
-                                                                       margin, margin_stride, logits.rows);
+  route_kernel<<<unsigned(logits.rows), kRouteThreads, 0, cudaStream_t(s)>>>(p, logits, bias, tid2eid, tokens, ids,
+                                                                            weights, margin, margin_stride);
   PLUMB_CUDA_LAUNCHED("route");
 }
 

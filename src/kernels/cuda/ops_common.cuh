@@ -70,10 +70,21 @@ __device__ __forceinline__ float block_sum(float v, float* shared) {
 }
 
 // Sum over i of a(i) * b(i) for i in [0, n): thread t takes i = t, t + blockDim.x, ... in order, then block_sum.
+// Operands are read eight steps at a time before they are summed (in the same order), so loads overlap.
 template <typename A, typename B>
 __device__ __forceinline__ float block_dot(int64_t n, A a, B b, float* shared) {
+  constexpr int kBatch = 8;
   float acc = 0.0f;
-  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) acc += a(i) * b(i);
+  const int64_t step = blockDim.x;
+  int64_t i = threadIdx.x;
+  for (; i + (kBatch - 1) * step < n; i += kBatch * step) {
+    float av[kBatch], bv[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) av[j] = a(i + j * step), bv[j] = b(i + j * step);
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) acc = fmaf(av[j], bv[j], acc);
+  }
+  for (; i < n; i += step) acc = fmaf(a(i), b(i), acc);
   return block_sum(acc, shared);
 }
 

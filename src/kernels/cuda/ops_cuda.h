@@ -47,10 +47,13 @@ struct HcArgs {
   bool comb_transposed = false;  // planted control: hc_post reads comb destination-major
   bool rms_over_first_stream = false;  // planted control: hc_pre / hc_head take the input RMS over stream 0 only
 };
+// scratch: device float32 [hc_scratch_floats(rows)] for the mixes.
+int64_t hc_scratch_floats(int64_t rows);
 void hc_pre(const HcArgs& p, const WeightRef& fn, const WeightRef& base, const WeightRef& scale, View x, View y,
-            View post, View comb, Stream s);
+            View post, View comb, float* scratch, Stream s);
 void hc_post(const HcArgs& p, View f, View x, View post, View comb, View out, Stream s);
-void hc_head(const HcArgs& p, const WeightRef& fn, const WeightRef& base, const WeightRef& scale, View x, View y, Stream s);
+void hc_head(const HcArgs& p, const WeightRef& fn, const WeightRef& base, const WeightRef& scale, View x, View y,
+             float* scratch, Stream s);
 
 // score[r] += ape[positions[r] mod ratio] (float32).
 void add_position_bias(const WeightRef& ape, int64_t ratio, const int64_t* positions, View score, Stream s);

@@ -20,8 +20,30 @@ const kernels::ControlId kRepeatSkipped = kernels::register_control(
 
 constexpr int kRowsPerPass = 8;
 
+// Eight consecutive weights of row o from column c0, exactly as weight_at gives them: bf16 and FP8 rows (c0 a
+// multiple of 8, so the eight share one 128-wide FP8 scale block) in one vector load, other formats one by one.
+__device__ __forceinline__ void load_weights8(const WeightRef& w, int64_t o, int64_t c0, float (&wv)[8]) {
+  if (w.format == 2 && c0 + 8 <= w.cols && w.cols % 8 == 0) {
+    const uint4 raw = *reinterpret_cast<const uint4*>(static_cast<const uint16_t*>(w.data) + o * w.cols + c0);
+    const uint32_t words[4] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      wv[2 * i] = bf16_bits_to_float(uint16_t(words[i]));
+      wv[2 * i + 1] = bf16_bits_to_float(uint16_t(words[i] >> 16));
+    }
+  } else if (w.format == 0 && c0 + 8 <= w.cols && w.cols % 8 == 0) {
+    const uint2 raw = *reinterpret_cast<const uint2*>(static_cast<const uint8_t*>(w.data) + o * w.cols + c0);
+    const float scale = e8m0_value(w.scales[(o / 128) * w.scale_cols + c0 / 128]);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) wv[i] = e4m3_value(uint8_t((i < 4 ? raw.x : raw.y) >> (8 * (i % 4)))) * scale;
+  } else {
+    for (int i = 0; i < 8; ++i) wv[i] = c0 + i < w.cols ? weight_at(w, o, c0 + i) : 0.0f;
+  }
+}
+
 // One warp per output feature; lanes take 8 consecutive K values per step (k ascending within a lane), a fixed
-// xor tree joins the lanes. Each row's sum is its own: rows share the weight loads, never arithmetic.
+// xor tree joins the lanes. Each row's sum is its own: rows share the weight loads, never arithmetic. The next
+// step's weights are loaded before this step's products, so two steps of loads are in flight.
 __global__ void dense_linear_kernel(WeightRef w, int64_t groups, View x, View y, bool round, float scale) {
   const int64_t warps = int64_t(gridDim.x) * (blockDim.x / 32);
   const int lane = threadIdx.x % 32;
@@ -31,23 +53,17 @@ __global__ void dense_linear_kernel(WeightRef w, int64_t groups, View x, View y,
     for (int64_t base = 0; base < x.rows; base += kRowsPerPass) {
       float acc[kRowsPerPass];
       for (int r = 0; r < kRowsPerPass; ++r) acc[r] = 0.0f;
+      float wv[8], next[8];
+      if (int64_t(lane) * 8 < w.cols) load_weights8(w, o, int64_t(lane) * 8, wv);
       for (int64_t c0 = int64_t(lane) * 8; c0 < w.cols; c0 += 256) {
-        float wv[8];
-        if (w.format == 2 && c0 + 8 <= w.cols) {  // bf16: one 16-byte load
-          const uint4 raw = *reinterpret_cast<const uint4*>(static_cast<const uint16_t*>(w.data) + o * w.cols + c0);
-          const uint32_t words[4] = {raw.x, raw.y, raw.z, raw.w};
-          for (int i = 0; i < 4; ++i) {
-            wv[2 * i] = bf16_bits_to_float(uint16_t(words[i]));
-            wv[2 * i + 1] = bf16_bits_to_float(uint16_t(words[i] >> 16));
-          }
-        } else {
-          for (int i = 0; i < 8; ++i) wv[i] = c0 + i < w.cols ? weight_at(w, o, c0 + i) : 0.0f;
-        }
+        if (c0 + 256 < w.cols) load_weights8(w, o, c0 + 256, next);
         for (int r = 0; r < kRowsPerPass; ++r) {
           if (base + r >= x.rows) break;
           const float* xr = row_ptr<const float>(x, base + r) + xoff;
           for (int i = 0; i < 8 && c0 + i < w.cols; ++i) acc[r] += wv[i] * xr[c0 + i];
         }
+#pragma unroll
+        for (int i = 0; i < 8; ++i) wv[i] = next[i];
       }
       for (int r = 0; r < kRowsPerPass; ++r) {
         if (base + r >= x.rows) break;

@@ -9,16 +9,17 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kMaxMixes = 64;
 
-// mix[m] = (fn[m] . x) * rsqrt(mean(x^2) + norm_eps) for m < count.
-__device__ void compute_mixes(const HcArgs& p, const WeightRef& fn, const float* x, int64_t count, float* mix,
-                              float* shared) {
+// mixes[r][m] = (fn[m] . x[r]) * rsqrt(mean(x[r]^2) + norm_eps): one block per (row, mix), so the mixes' long dot
+// products run side by side (each block recomputes the row's mean square, the same float every time).
+__global__ void hc_mix_kernel(HcArgs p, WeightRef fn, View x, float* mixes) {
+  __shared__ float shared[32];
+  const int64_t r = blockIdx.x, m = blockIdx.y;
+  const float* in = row_ptr<const float>(x, r);
   const int64_t n = p.hc_mult * p.hidden, n_rms = p.rms_over_first_stream ? p.hidden : n;
-  const float ss = block_dot(n_rms, [&](int64_t i) { return x[i]; }, [&](int64_t i) { return x[i]; }, shared);
+  const float ss = block_dot(n_rms, [&](int64_t i) { return in[i]; }, [&](int64_t i) { return in[i]; }, shared);
   const float rho = rsqrt_f32(ss * (1.0f / float(n_rms)) + float(p.norm_eps));
-  for (int64_t m = 0; m < count; ++m) {
-    const float d = block_dot(n, [&](int64_t i) { return weight_at(fn, m, i); }, [&](int64_t i) { return x[i]; }, shared);
-    if (threadIdx.x == 0) mix[m] = d * rho;
-  }
+  const float d = block_dot(n, [&](int64_t i) { return weight_at(fn, m, i); }, [&](int64_t i) { return in[i]; }, shared);
+  if (threadIdx.x == 0) mixes[r * kMaxMixes + m] = d * rho;
 }
 
 __device__ void sinkhorn(float* c, int64_t hc, int64_t iters, float eps) {
@@ -46,12 +47,12 @@ __device__ void sinkhorn(float* c, int64_t hc, int64_t iters, float eps) {
   }
 }
 
-__global__ void hc_pre_kernel(HcArgs p, WeightRef fn, WeightRef base, WeightRef scale, View x, View y, View post, View comb) {
-  __shared__ float shared[32];
-  __shared__ float mix[kMaxMixes], pre[16];
-  const int64_t r = blockIdx.x, hc = p.hc_mult, d = p.hidden, count = (2 + hc) * hc;
+__global__ void hc_pre_kernel(HcArgs p, WeightRef base, WeightRef scale, const float* mixes, View x, View y, View post,
+                              View comb) {
+  __shared__ float pre[16];
+  const int64_t r = blockIdx.x, hc = p.hc_mult, d = p.hidden;
   const float* in = row_ptr<const float>(x, r);
-  compute_mixes(p, fn, in, count, mix, shared);
+  const float* mix = mixes + r * kMaxMixes;
   if (threadIdx.x == 0) {
     const float eps = float(p.hc_eps);
     const float s0 = weight_at(scale, 0, 0), s1 = weight_at(scale, 0, 1), s2 = weight_at(scale, 0, 2);
@@ -83,15 +84,13 @@ __global__ void hc_post_kernel(HcArgs p, View f, View x, View post, View comb, V
   row_ptr<float>(out, r)[k * d + j] = bf16r(row_ptr<const float>(post, r)[k] * row_ptr<const float>(f, r)[j] + s);
 }
 
-__global__ void hc_head_kernel(HcArgs p, WeightRef fn, WeightRef base, WeightRef scale, View x, View y) {
-  __shared__ float shared[32];
+__global__ void hc_head_kernel(HcArgs p, WeightRef base, WeightRef scale, const float* mixes, View x, View y) {
   __shared__ float mix[kMaxMixes];
   const int64_t r = blockIdx.x, hc = p.hc_mult, d = p.hidden;
   const float* in = row_ptr<const float>(x, r);
-  compute_mixes(p, fn, in, hc, mix, shared);
   if (threadIdx.x == 0)
     for (int64_t k = 0; k < hc; ++k)
-      mix[k] = sigmoid_f32(mix[k] * weight_at(scale, 0, 0) + weight_at(base, 0, k)) + float(p.hc_eps);
+      mix[k] = sigmoid_f32(mixes[r * kMaxMixes + k] * weight_at(scale, 0, 0) + weight_at(base, 0, k)) + float(p.hc_eps);
   __syncthreads();
   for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
     float s = 0.0f;
@@ -102,11 +101,16 @@ __global__ void hc_head_kernel(HcArgs p, WeightRef fn, WeightRef base, WeightRef
 
 }  // namespace
 
+int64_t hc_scratch_floats(int64_t rows) { return rows * kMaxMixes; }
+
 void hc_pre(const HcArgs& p, const WeightRef& fn, const WeightRef& base, const WeightRef& scale, View x, View y,
-            View post, View comb, Stream s) {
+            View post, View comb, float* scratch, Stream s) {
   PLUMB_CHECK((2 + p.hc_mult) * p.hc_mult <= kMaxMixes && p.hc_mult <= 16);
   if (x.rows == 0) return;
-  hc_pre_kernel<<<unsigned(x.rows), kThreads, 0, cudaStream_t(s)>>>(p, fn, base, scale, x, y, post, comb);
+  const unsigned count = unsigned((2 + p.hc_mult) * p.hc_mult);
+  hc_mix_kernel<<<dim3(unsigned(x.rows), count), kThreads, 0, cudaStream_t(s)>>>(p, fn, x, scratch);
+  PLUMB_CUDA_LAUNCHED("hc_mix");
+  hc_pre_kernel<<<unsigned(x.rows), kThreads, 0, cudaStream_t(s)>>>(p, base, scale, scratch, x, y, post, comb);
   PLUMB_CUDA_LAUNCHED("hc_pre");
 }
 
@@ -117,10 +121,13 @@ void hc_post(const HcArgs& p, View f, View x, View post, View comb, View out, St
   PLUMB_CUDA_LAUNCHED("hc_post");
 }
 
-void hc_head(const HcArgs& p, const WeightRef& fn, const WeightRef& base, const WeightRef& scale, View x, View y, Stream s) {
+void hc_head(const HcArgs& p, const WeightRef& fn, const WeightRef& base, const WeightRef& scale, View x, View y,
+             float* scratch, Stream s) {
   PLUMB_CHECK(p.hc_mult <= kMaxMixes);
   if (x.rows == 0) return;
-  hc_head_kernel<<<unsigned(x.rows), kThreads, 0, cudaStream_t(s)>>>(p, fn, base, scale, x, y);
+  hc_mix_kernel<<<dim3(unsigned(x.rows), unsigned(p.hc_mult)), kThreads, 0, cudaStream_t(s)>>>(p, fn, x, scratch);
+  PLUMB_CUDA_LAUNCHED("hc_mix");
+  hc_head_kernel<<<unsigned(x.rows), kThreads, 0, cudaStream_t(s)>>>(p, base, scale, scratch, x, y);
   PLUMB_CUDA_LAUNCHED("hc_head");
 }
 
