@@ -72,49 +72,63 @@ Workspace carve(void* base, const Fp4ExpertsView& w, int64_t rows, int64_t pairs
   return ws;
 }
 
-// Groups the launch's (row, k) pairs by expert, in ascending pair order: a fixed function of the routing.
-// Counts and slots live in shared memory (a serial pass over global memory costs tens of microseconds).
-__global__ void build_expert_lists(const int32_t* __restrict__ ids, int64_t pairs, int experts, Workspace ws) {
-  __shared__ int32_t count[1024], slot_of[1024], offset[1025];
-  for (int e = threadIdx.x; e < experts; e += blockDim.x) count[e] = 0;
+// Groups the launch's (row, k) pairs by expert, in ascending pair order: a fixed function of the routing. One
+// thread per expert: counts in shared memory, a block-wide scan numbers the active experts and their offsets, then
+// each active expert's thread lists its pairs in order.
+constexpr int kListThreads = 1024;
+__global__ void __launch_bounds__(kListThreads) build_expert_lists(const int32_t* __restrict__ ids, int64_t pairs,
+                                                                   int experts, Workspace ws) {
+  __shared__ int32_t count[kListThreads], warp_pairs[32], warp_active[32];
+  const int e = int(threadIdx.x), lane = e % 32, warp = e / 32;
+  count[e] = 0;
   __syncthreads();
-  for (int64_t p = threadIdx.x; p < pairs; p += blockDim.x) {
-    const int32_t e = ids[p];
-    if (e >= 0 && e < experts) atomicAdd(&count[e], 1);
+  for (int64_t p = e; p < pairs; p += blockDim.x) {
+    const int32_t id = ids[p];
+    if (id >= 0 && id < experts) atomicAdd(&count[id], 1);
   }
   __syncthreads();
-  if (threadIdx.x == 0) {
-    int32_t off = 0, n = 0;
-    for (int e = 0; e < experts; ++e) {
-      slot_of[e] = count[e] ? n : -1;
-      if (!count[e]) continue;
-      offset[n] = off;
-      off += count[e];
-      ++n;
+  const int32_t mine = e < experts ? count[e] : 0, active = mine > 0 ? 1 : 0;
+  int32_t pairs_incl = mine, active_incl = active;  // inclusive scans within the warp
+  for (int o = 1; o < 32; o <<= 1) {
+    const int32_t a = __shfl_up_sync(0xffffffffu, pairs_incl, o), b = __shfl_up_sync(0xffffffffu, active_incl, o);
+    if (lane >= o) pairs_incl += a, active_incl += b;
+  }
+  if (lane == 31) warp_pairs[warp] = pairs_incl, warp_active[warp] = active_incl;
+  __syncthreads();
+  if (warp == 0) {  // exclusive scan of the warps' totals
+    int32_t p = warp_pairs[lane], a = warp_active[lane];
+    for (int o = 1; o < 32; o <<= 1) {
+      const int32_t x = __shfl_up_sync(0xffffffffu, p, o), y = __shfl_up_sync(0xffffffffu, a, o);
+      if (lane >= o) p += x, a += y;
     }
-    offset[n] = off;
-    *ws.n_active = n;
+    warp_pairs[lane] = p - warp_pairs[lane];
+    warp_active[lane] = a - warp_active[lane];
+    if (lane == 31) {
+      *ws.n_active = a;
+      ws.offsets[a] = p;
+    }
   }
   __syncthreads();
-  const int32_t n = *ws.n_active;
-  for (int i = threadIdx.x; i <= n; i += blockDim.x) ws.offsets[i] = offset[i];
-  for (int e = threadIdx.x; e < experts; e += blockDim.x) {
-    if (slot_of[e] < 0) continue;
-    ws.active[slot_of[e]] = e;
-    int32_t pos = offset[slot_of[e]];
-    for (int64_t p = 0; p < pairs; ++p)
-      if (ids[p] == e) ws.list[pos++] = int32_t(p);
-  }
+  if (!active) return;
+  const int32_t slot = warp_active[warp] + active_incl - 1;
+  int32_t pos = warp_pairs[warp] + pairs_incl - mine;
+  ws.offsets[slot] = pos;
+  ws.active[slot] = e;
+  for (int64_t p = 0; p < pairs; ++p)
+    if (ids[p] == e) ws.list[pos++] = int32_t(p);
 }
 
-// Four e2m1 codes (16 bits, low nibble first) -> four e4m3 bytes holding each value times 2^-6, exactly: the
-// magnitude bits eem shifted left by 2 become e4m3 exponent ee and mantissa m00 (ee = 0 lands on e4m3's
-// subnormals, as e2m1's does), the sign moves to bit 7. Callers multiply the activation scale by 2^6 (kFp4Unscale),
-// so every product and sum is the release's, scaled by powers of two that cancel.
+// Eight e2m1 codes of one word as stored by shuffle_fp4_matrix (byte b: value b in the low nibble, value b + 4 in
+// the high one) -> two words of four e4m3 bytes (values 0..3 and 4..7), each value times 2^-6, exactly: the
+// magnitude bits eem shifted to e4m3's exponent ee and mantissa m00 (ee = 0 lands on e4m3's subnormals, as
+// e2m1's does), the sign to bit 7. Callers multiply the activation scale by 2^6 (kFp4Unscale), so every product
+// and sum is the release's, scaled by powers of two that cancel.
 constexpr float kFp4Unscale = 64.0f;
-__device__ __forceinline__ uint32_t e2m1x4_to_e4m3x4(uint32_t v) {
-  const uint32_t bytes = __byte_perm(v & 0x0F0Fu, (v >> 4) & 0x0F0Fu, 0x5140);  // nibble i -> byte i
-  return ((bytes & 0x07070707u) << 2) | ((bytes & 0x08080808u) << 4);
+__device__ __forceinline__ uint32_t e2m1_low_nibbles_to_e4m3(uint32_t v) {
+  return ((v & 0x07070707u) << 2) | ((v & 0x08080808u) << 4);
+}
+__device__ __forceinline__ uint32_t e2m1_high_nibbles_to_e4m3(uint32_t v) {
+  return ((v >> 2) & 0x1C1C1C1Cu) | (v & 0x80808080u);
 }
 
 __device__ __forceinline__ uint32_t word_of(const uint4& a, const uint4& b, int i) {
@@ -153,8 +167,8 @@ struct PassArgs {
 template <int NT>
 __device__ __forceinline__ void fp4_block(float (&acc)[NT][4], uint32_t wg, uint32_t wg8, uint32_t sg, uint32_t sg8,
                                           int j, const uint2 (&b)[NT][4], const float (&sa)[NT][2], int control) {
-  const uint32_t a0 = e2m1x4_to_e4m3x4(wg & 0xffffu), a2 = e2m1x4_to_e4m3x4(wg >> 16);
-  const uint32_t a1 = e2m1x4_to_e4m3x4(wg8 & 0xffffu), a3 = e2m1x4_to_e4m3x4(wg8 >> 16);
+  const uint32_t a0 = e2m1_low_nibbles_to_e4m3(wg), a2 = e2m1_high_nibbles_to_e4m3(wg);
+  const uint32_t a1 = e2m1_low_nibbles_to_e4m3(wg8), a3 = e2m1_high_nibbles_to_e4m3(wg8);
   const int js = control == control_scale_per_64 ? (j & ~1) : j;
   const float sw_g = e8m0_value(uint8_t(sg >> (8 * js))), sw_g8 = e8m0_value(uint8_t(sg8 >> (8 * js)));
 #pragma unroll
@@ -372,7 +386,7 @@ void fp4_experts_workspace_init(void* workspace, const Fp4ExpertsView& w, void* 
 void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, const ExpertRoutingView& routing,
                  void* workspace, int rows_per_pass, void* stream) {
   if (rows == 0) return;
-  PLUMB_CHECK(routing.top_k >= 1 && routing.top_k <= kMaxTopK && w.experts <= 1024);
+  PLUMB_CHECK(routing.top_k >= 1 && routing.top_k <= kMaxTopK && w.experts <= kListThreads);
   PLUMB_CHECK(w.hidden % 128 == 0 && w.inter % 128 == 0);
   auto s = cudaStream_t(stream);
   const int64_t pairs = rows * routing.top_k;
@@ -391,7 +405,7 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
     PLUMB_CHECK(io.x_stride == 0 || io.x_stride == w.hidden);
     act_quant_e4m3(static_cast<const uint16_t*>(io.x), rows, w.hidden, ws.xq, ws.xs, stream);
   }
-  build_expert_lists<<<1, 256, 0, s>>>(routing.ids, pairs, int(w.experts), ws);
+  build_expert_lists<<<1, kListThreads, 0, s>>>(routing.ids, pairs, int(w.experts), ws);
   PLUMB_CUDA_LAUNCHED("build_expert_lists");
 
   PassArgs up{};

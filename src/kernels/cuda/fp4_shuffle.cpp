@@ -1,13 +1,23 @@
 // Host-side FP4 weight re-layout for the GPU experts kernel (plain C++, no CUDA needed): for each tile of 16 rows
 // and each 128-wide K super-block, lane (g, t) of a warp finds its 32 bytes together: for blocks j = 0..3 of 32,
-// 4 bytes of row g then 4 bytes of row g+8, each the values 8t..8t+7 of that block. Scales per tile and
-// super-block as [16 rows][4 blocks]. A pure permutation: values and scales are copied, never changed.
-#include <cstring>
+// a word of row g then a word of row g+8, each the values 8t..8t+7 of that block with byte b holding value b in
+// its low nibble and value b + 4 in its high one (the kernel widens a word's low and high nibbles to e4m3 in a
+// few whole-word operations). Scales per tile and super-block as [16 rows][4 blocks]. A pure permutation: values
+// and scales are copied, never changed.
 
 #include "base/error.h"
 #include "kernels/cuda/fp4_experts.h"
 
 namespace plumb::cuda {
+namespace {
+
+// Four release bytes (values 0..7, low nibble first) -> byte b = value b | value b + 4 << 4.
+void interleave_word(const uint8_t* in, uint8_t* out) {
+  auto value = [&](int i) { return uint8_t((in[i / 2] >> (4 * (i % 2))) & 0xF); };
+  for (int b = 0; b < 4; ++b) out[b] = uint8_t(value(b) | (value(b + 4) << 4));
+}
+
+}  // namespace
 
 size_t fp4_shuffled_code_bytes(int64_t rows, int64_t cols) { return size_t(rows * cols / 2); }
 size_t fp4_shuffled_scale_bytes(int64_t rows, int64_t cols) { return size_t(rows * cols / 32); }
@@ -23,8 +33,8 @@ void shuffle_fp4_matrix(const uint8_t* codes, const uint8_t* scales, int64_t row
         const int g = lane >> 2, t = lane & 3;
         for (int j = 0; j < 4; ++j) {
           const int64_t byte_in_row = sb * 64 + j * 16 + t * 4;  // values 8t..8t+7 of block j
-          std::memcpy(tile + lane * 32 + j * 8, codes + (mt * 16 + g) * row_bytes + byte_in_row, 4);
-          std::memcpy(tile + lane * 32 + j * 8 + 4, codes + (mt * 16 + g + 8) * row_bytes + byte_in_row, 4);
+          interleave_word(codes + (mt * 16 + g) * row_bytes + byte_in_row, tile + lane * 32 + j * 8);
+          interleave_word(codes + (mt * 16 + g + 8) * row_bytes + byte_in_row, tile + lane * 32 + j * 8 + 4);
         }
       }
       uint8_t* st = out_scales + (mt * supers + sb) * 64;

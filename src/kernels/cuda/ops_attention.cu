@@ -149,8 +149,8 @@ __global__ void indexer_select_kernel(IndexerArgs p, const int64_t* token_rows, 
 // One block per (row, head): keys = [window positions oldest to newest, padded to `window`, then compressed rows];
 // blocks of `block` entries; logits by warps (fixed lane order and xor tree); the block's max (exact, so any order),
 // then each probability on its own thread and the denominator summed on one thread in key order; P.V per channel in
-// key order. Key addresses are looked up once per block of entries, and the P.V loop reads four keys ahead.
-constexpr int kAttentionThreads = 256;
+// key order. Key addresses are looked up once per block of entries, and the P.V loop reads eight keys ahead.
+constexpr int kAttentionThreads = 512;
 constexpr int kMaxAttentionBlock = 256;
 
 __global__ void attention_kernel(AttentionArgs p, View q, View ring, View compressed, View selected, bool has_selected,
@@ -236,12 +236,12 @@ __global__ void attention_kernel(AttentionArgs p, View q, View ring, View compre
       for (int64_t c = threadIdx.x; c < d; c += blockDim.x) {
         float a = acc[c] * alpha;
         int64_t v = 0;
-        for (; v + 4 <= n; v += 4) {
-          float kv[4];
+        for (; v + 8 <= n; v += 8) {
+          float kv[8];
 #pragma unroll
-          for (int j = 0; j < 4; ++j) kv[j] = key_ptr[v + j] ? key_ptr[v + j][c] : 0.0f;
+          for (int j = 0; j < 8; ++j) kv[j] = key_ptr[v + j] ? key_ptr[v + j][c] : 0.0f;
 #pragma unroll
-          for (int j = 0; j < 4; ++j)
+          for (int j = 0; j < 8; ++j)
             if (key_ptr[v + j]) a += prob[v + j] * kv[j];
         }
         for (; v < n; ++v)

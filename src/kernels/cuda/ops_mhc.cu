@@ -49,7 +49,7 @@ __device__ void sinkhorn(float* c, int64_t hc, int64_t iters, float eps) {
 
 __global__ void hc_pre_kernel(HcArgs p, WeightRef base, WeightRef scale, const float* mixes, View x, View y, View post,
                               View comb) {
-  __shared__ float pre[16];
+  __shared__ float pre[16], comb_local[16 * 16];
   const int64_t r = blockIdx.x, hc = p.hc_mult, d = p.hidden;
   const float* in = row_ptr<const float>(x, r);
   const float* mix = mixes + r * kMaxMixes;
@@ -60,9 +60,10 @@ __global__ void hc_pre_kernel(HcArgs p, WeightRef base, WeightRef scale, const f
       pre[k] = sigmoid_f32(mix[k] * s0 + weight_at(base, 0, k)) + eps;
       row_ptr<float>(post, r)[k] = 2.0f * sigmoid_f32(mix[hc + k] * s1 + weight_at(base, 0, hc + k));
     }
-    float* c = row_ptr<float>(comb, r);
+    float* c = comb_local;  // Sinkhorn on a shared copy: its many dependent steps never wait on global memory
     for (int64_t i = 0; i < hc * hc; ++i) c[i] = mix[2 * hc + i] * s2 + weight_at(base, 0, 2 * hc + i);
     sinkhorn(c, hc, p.sinkhorn_iters, eps);
+    for (int64_t i = 0; i < hc * hc; ++i) row_ptr<float>(comb, r)[i] = c[i];
   }
   __syncthreads();
   for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
