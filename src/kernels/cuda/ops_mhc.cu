@@ -22,28 +22,34 @@ __global__ void hc_mix_kernel(HcArgs p, WeightRef fn, View x, float* mixes) {
   if (threadIdx.x == 0) mixes[r * kMaxMixes + m] = d * rho;
 }
 
-__device__ void sinkhorn(float* c, int64_t hc, int64_t iters, float eps) {
-  for (int64_t j = 0; j < hc; ++j) {
-    float* row = c + j * hc;
+// Sinkhorn on the hc x hc matrix c (shared memory), by the lanes of one warp: lane j takes row j in the row steps
+// and column j in the column steps, each in the CPU backend's order, so every element sees the same operations.
+__device__ void sinkhorn(float* c, int64_t hc, int64_t iters, float eps, int lane) {
+  const bool mine = lane < hc;
+  if (mine) {
+    float* row = c + lane * hc;
     float m = row[0];
     for (int64_t k = 1; k < hc; ++k) m = fmaxf(m, row[k]);
     float sum = 0.0f;
     for (int64_t k = 0; k < hc; ++k) sum += (row[k] = exp_f32(row[k] - m));
     for (int64_t k = 0; k < hc; ++k) row[k] = row[k] / sum + eps;
   }
+  __syncwarp();
   for (int64_t it = 0; it < iters; ++it) {
     if (it > 0) {
-      for (int64_t j = 0; j < hc; ++j) {
+      if (mine) {
         float sum = 0.0f;
-        for (int64_t k = 0; k < hc; ++k) sum += c[j * hc + k];
-        for (int64_t k = 0; k < hc; ++k) c[j * hc + k] /= sum + eps;
+        for (int64_t k = 0; k < hc; ++k) sum += c[lane * hc + k];
+        for (int64_t k = 0; k < hc; ++k) c[lane * hc + k] /= sum + eps;
       }
+      __syncwarp();
     }
-    for (int64_t k = 0; k < hc; ++k) {
+    if (mine) {
       float sum = 0.0f;
-      for (int64_t j = 0; j < hc; ++j) sum += c[j * hc + k];
-      for (int64_t j = 0; j < hc; ++j) c[j * hc + k] /= sum + eps;
+      for (int64_t j = 0; j < hc; ++j) sum += c[j * hc + lane];
+      for (int64_t j = 0; j < hc; ++j) c[j * hc + lane] /= sum + eps;
     }
+    __syncwarp();
   }
 }
 
@@ -53,17 +59,19 @@ __global__ void hc_pre_kernel(HcArgs p, WeightRef base, WeightRef scale, const f
   const int64_t r = blockIdx.x, hc = p.hc_mult, d = p.hidden;
   const float* in = row_ptr<const float>(x, r);
   const float* mix = mixes + r * kMaxMixes;
-  if (threadIdx.x == 0) {
+  if (threadIdx.x < 32) {  // the scalar work on one warp, a lane per stream (or per matrix entry)
+    const int lane = int(threadIdx.x);
     const float eps = float(p.hc_eps);
     const float s0 = weight_at(scale, 0, 0), s1 = weight_at(scale, 0, 1), s2 = weight_at(scale, 0, 2);
-    for (int64_t k = 0; k < hc; ++k) {
+    for (int64_t k = lane; k < hc; k += 32) {
       pre[k] = sigmoid_f32(mix[k] * s0 + weight_at(base, 0, k)) + eps;
       row_ptr<float>(post, r)[k] = 2.0f * sigmoid_f32(mix[hc + k] * s1 + weight_at(base, 0, hc + k));
     }
     float* c = comb_local;  // Sinkhorn on a shared copy: its many dependent steps never wait on global memory
-    for (int64_t i = 0; i < hc * hc; ++i) c[i] = mix[2 * hc + i] * s2 + weight_at(base, 0, 2 * hc + i);
-    sinkhorn(c, hc, p.sinkhorn_iters, eps);
-    for (int64_t i = 0; i < hc * hc; ++i) row_ptr<float>(comb, r)[i] = c[i];
+    for (int64_t i = lane; i < hc * hc; i += 32) c[i] = mix[2 * hc + i] * s2 + weight_at(base, 0, 2 * hc + i);
+    __syncwarp();
+    sinkhorn(c, hc, p.sinkhorn_iters, eps, lane);
+    for (int64_t i = lane; i < hc * hc; i += 32) row_ptr<float>(comb, r)[i] = c[i];
   }
   __syncthreads();
   for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
