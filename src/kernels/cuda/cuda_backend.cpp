@@ -9,6 +9,8 @@ std::unique_ptr<Backend> make_cuda_backend() { fail("this plumb was built withou
 #else
 #include <cuda_runtime.h>
 
+#include <array>
+#include <cstring>
 #include <map>
 #include <vector>
 
@@ -79,6 +81,45 @@ class Scratch {
 
  private:
   cuda::DeviceBuffer buffer_;
+};
+
+// One staging slot: pinned host bytes, their device copy, and the event after the last copy from them.
+class StagingSlot {
+ public:
+  StagingSlot() = default;
+  StagingSlot(const StagingSlot&) = delete;
+  StagingSlot& operator=(const StagingSlot&) = delete;
+  ~StagingSlot() {
+    if (event_) cudaEventDestroy(event_);
+    if (host_) cudaFreeHost(host_);
+  }
+
+  // Queues host bytes for the device; returns where the device will have them.
+  void* send(const void* bytes, size_t n) {
+    if (!event_) check(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreate");
+    check(cudaEventSynchronize(event_), "staging wait");  // the pinned bytes of this slot's last copy were sent
+    if (n > capacity_) grow(n);
+    std::memcpy(host_, bytes, n);
+    check(cudaMemcpyAsync(device_.get(), host_, n, cudaMemcpyHostToDevice, cudaStreamLegacy), "stage");
+    check(cudaEventRecord(event_, cudaStreamLegacy), "staging event");
+    return device_.get();
+  }
+
+ private:
+  void grow(size_t n) {
+    const size_t bytes = std::max<size_t>(n, std::max<size_t>(2 * capacity_, 4096));
+    if (host_) check(cudaFreeHost(host_), "cudaFreeHost");
+    host_ = nullptr;
+    check(cudaHostAlloc(&host_, bytes, cudaHostAllocDefault), "cudaHostAlloc");
+    if (device_.get()) cuda::synchronize();  // earlier launches may still read the old device bytes
+    device_ = cuda::DeviceBuffer(bytes);
+    capacity_ = bytes;
+  }
+
+  void* host_ = nullptr;
+  size_t capacity_ = 0;
+  cuda::DeviceBuffer device_;
+  cudaEvent_t event_ = nullptr;
 };
 
 class CudaBackend final : public Backend {
@@ -354,14 +395,13 @@ class CudaBackend final : public Backend {
     return weights_.back().get();
   }
 
-  // Host metadata -> device memory the next launch reads (the default stream orders the copy after earlier work).
+  // Host metadata -> device memory the next launch reads, without waiting for the device: copied into a pinned
+  // slot and sent with cudaMemcpyAsync on the default stream, which orders it after every earlier launch (so a
+  // slot's device bytes are overwritten only once their last reader ran) and before the launch that reads it.
   template <typename T>
   const T* stage(std::span<const T> host) {
     if (host.empty()) return nullptr;
-    Scratch& s = staging_[staging_next_++ % staging_.size()];
-    void* d = s.get(host.size_bytes());
-    check(cudaMemcpy(d, host.data(), host.size_bytes(), cudaMemcpyHostToDevice), "stage");
-    return static_cast<const T*>(d);
+    return static_cast<const T*>(staging_[staging_next_++ % staging_.size()].send(host.data(), host.size_bytes()));
   }
   template <typename T>
   const T* stage(const std::vector<T>& host) { return stage(std::span<const T>(host)); }
@@ -426,7 +466,7 @@ class CudaBackend final : public Backend {
 
   cuda::OpClock clock_;  // first member destroyed last: prints after the others are gone
   std::vector<cuda::DeviceBuffer> weights_;
-  std::array<Scratch, 8> staging_;
+  std::array<StagingSlot, 64> staging_;  // the host runs at most this many stagings ahead of the device
   size_t staging_next_ = 0;
   Scratch fp8_workspace_, fp8_arrivals_, experts_workspace_, indexer_scratch_, route_scratch_, shared_scratch_, hc_scratch_;
   std::map<std::tuple<int64_t, double, double, int64_t, double, double>, cuda::DeviceBuffer> freqs_;
