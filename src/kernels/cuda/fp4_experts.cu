@@ -391,7 +391,9 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   auto s = cudaStream_t(stream);
   const int64_t pairs = rows * routing.top_k;
   const Workspace ws = carve(workspace, w, rows, pairs);
-  if (rows_per_pass == 0) rows_per_pass = rows <= 8 ? 8 : rows <= 16 ? 16 : 32;
+  // Passes of 8 up to 16 rows: measured faster than passes of 16 at 16 rows (same 6 experts 145 vs 155 us, rows
+  // routed apart 821 vs 1225 us, H200); 16 beyond (not measured; the 32-row pass spills registers).
+  if (rows_per_pass == 0) rows_per_pass = rows <= 16 ? 8 : 16;
   const int64_t max_active = std::min<int64_t>(w.experts, pairs);
   const int control = kernels::planted(kFirstRow)     ? control_first_row
                       : kernels::planted(kScalePer64) ? control_scale_per_64

@@ -60,7 +60,7 @@ size_t fp4_experts_workspace_bytes(const Fp4ExpertsView& w, int64_t rows, int32_
 void fp4_experts_workspace_init(void* workspace, const Fp4ExpertsView& w, void* stream);
 
 // y [rows, hidden] = sum over each row's experts (ascending id) + shared.
-// rows_per_pass: 8, 16 or 32 rows share a weight pass (0: by row count); every choice gives the same bits.
+// rows_per_pass: 8, 16 or 32 rows share a weight pass (0: chosen by row count); every choice gives the same bits.
 void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, const ExpertRoutingView& routing,
                  void* workspace, int rows_per_pass, void* stream);
 
