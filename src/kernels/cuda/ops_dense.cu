@@ -1,6 +1,7 @@
 // CUDA backend ops on dense rows: the unquantized linear, embedding, norms, RoPE, rounding simulation, Hadamard,
 // sums, SwiGLU and row copies (release numerics; ops_cuda.h).
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
@@ -64,6 +65,70 @@ __global__ void dense_linear_kernel(WeightRef w, int64_t groups, View x, View y,
         }
 #pragma unroll
         for (int i = 0; i < 8; ++i) wv[i] = next[i];
+      }
+      for (int r = 0; r < kRowsPerPass; ++r) {
+        if (base + r >= x.rows) break;
+        float v = warp_sum(acc[r]);
+        if (lane == 0) {
+          v = round ? bf16r(v) : v;
+          if (scale != 1.0f) {
+            v *= scale;
+            if (round) v = bf16r(v);
+          }
+          row_ptr<float>(y, base + r)[o] = v;
+        }
+      }
+    }
+  }
+}
+
+// The same sums for bf16 (F = 2) or FP8 (F = 0) rows whose column count is a multiple of 8, where every step is one
+// vector load per lane: a lane loads kChunkSteps steps before it multiplies any, so that many loads are in flight
+// (the format fixed at compile time keeps the registers few enough for it).
+constexpr int kChunkSteps = 4;
+template <int F>
+__global__ void dense_linear_vector_kernel(WeightRef w, int64_t groups, View x, View y, bool round, float scale) {
+  using Raw = std::conditional_t<F == 2, uint4, uint2>;
+  const int64_t warps = int64_t(gridDim.x) * (blockDim.x / 32);
+  const int lane = threadIdx.x % 32;
+  const int64_t per_group = w.rows / groups, steps = (w.cols + 255) / 256;
+  for (int64_t o = int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; o < w.rows; o += warps) {
+    const int64_t xoff = (o / per_group) * w.cols;
+    const Raw* row = reinterpret_cast<const Raw*>(static_cast<const uint8_t*>(w.data) + o * w.cols * (F == 2 ? 2 : 1));
+    for (int64_t base = 0; base < x.rows; base += kRowsPerPass) {
+      float acc[kRowsPerPass];
+      for (int r = 0; r < kRowsPerPass; ++r) acc[r] = 0.0f;
+      for (int64_t s0 = 0; s0 < steps; s0 += kChunkSteps) {
+        Raw raw[kChunkSteps];
+#pragma unroll
+        for (int j = 0; j < kChunkSteps; ++j) {
+          const int64_t c0 = int64_t(lane) * 8 + 256 * (s0 + j);
+          if (c0 < w.cols) raw[j] = row[c0 / 8];
+        }
+#pragma unroll
+        for (int j = 0; j < kChunkSteps; ++j) {
+          const int64_t c0 = int64_t(lane) * 8 + 256 * (s0 + j);
+          if (c0 >= w.cols) break;
+          float wv[8];
+          if constexpr (F == 2) {
+            const uint32_t words[4] = {raw[j].x, raw[j].y, raw[j].z, raw[j].w};
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+              wv[2 * i] = bf16_bits_to_float(uint16_t(words[i]));
+              wv[2 * i + 1] = bf16_bits_to_float(uint16_t(words[i] >> 16));
+            }
+          } else {
+            const float sc = e8m0_value(w.scales[(o / 128) * w.scale_cols + c0 / 128]);
+#pragma unroll
+            for (int i = 0; i < 8; ++i) wv[i] = e4m3_value(uint8_t((i < 4 ? raw[j].x : raw[j].y) >> (8 * (i % 4)))) * sc;
+          }
+          for (int r = 0; r < kRowsPerPass; ++r) {
+            if (base + r >= x.rows) break;
+            const float* xr = row_ptr<const float>(x, base + r) + xoff;
+#pragma unroll
+            for (int i = 0; i < 8; ++i) acc[r] += wv[i] * xr[c0 + i];
+          }
+        }
       }
       for (int r = 0; r < kRowsPerPass; ++r) {
         if (base + r >= x.rows) break;
@@ -234,7 +299,13 @@ void dense_linear(const WeightRef& w, int64_t groups, View x, View y, bool round
   if (x.rows == 0) return;
   const int threads = 256;
   const int64_t blocks = std::min<int64_t>((w.rows + 7) / 8, 65535);
-  dense_linear_kernel<<<unsigned(blocks), threads, 0, cudaStream_t(s)>>>(w, groups, x, y, round_bf16, output_scale);
+  if (w.format == 2 && w.cols % 8 == 0) {
+    dense_linear_vector_kernel<2><<<unsigned(blocks), threads, 0, cudaStream_t(s)>>>(w, groups, x, y, round_bf16, output_scale);
+  } else if (w.format == 0 && w.cols % 8 == 0) {
+    dense_linear_vector_kernel<0><<<unsigned(blocks), threads, 0, cudaStream_t(s)>>>(w, groups, x, y, round_bf16, output_scale);
+  } else {
+    dense_linear_kernel<<<unsigned(blocks), threads, 0, cudaStream_t(s)>>>(w, groups, x, y, round_bf16, output_scale);
+  }
   PLUMB_CUDA_LAUNCHED("dense_linear");
 }
 
