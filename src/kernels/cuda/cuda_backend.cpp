@@ -464,7 +464,7 @@ class CudaBackend final : public Backend {
     return v;
   }
 
-  cuda::OpClock clock_;  // first member destroyed last: prints after the others are gone
+  cuda::OpClock clock_{cuda::synchronize};  // declared first, destroyed last: prints after the buffers are freed
   std::vector<cuda::DeviceBuffer> weights_;
   std::array<StagingSlot, 64> staging_;  // the host runs at most this many stagings ahead of the device
   size_t staging_next_ = 0;

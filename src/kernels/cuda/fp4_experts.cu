@@ -3,6 +3,7 @@
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/fp4_experts.h"
+#include "kernels/cuda/fp4_widen.h"
 #include "kernels/cuda/fp8_linear.h"
 #include "kernels/cuda/mma_fp8.cuh"
 
@@ -116,19 +117,6 @@ __global__ void __launch_bounds__(kListThreads) build_expert_lists(const int32_t
   ws.active[slot] = e;
   for (int64_t p = 0; p < pairs; ++p)
     if (ids[p] == e) ws.list[pos++] = int32_t(p);
-}
-
-// Eight e2m1 codes of one word as stored by shuffle_fp4_matrix (byte b: value b in the low nibble, value b + 4 in
-// the high one) -> two words of four e4m3 bytes (values 0..3 and 4..7), each value times 2^-6, exactly: the
-// magnitude bits eem shifted to e4m3's exponent ee and mantissa m00 (ee = 0 lands on e4m3's subnormals, as
-// e2m1's does), the sign to bit 7. Callers multiply the activation scale by 2^6 (kFp4Unscale), so every product
-// and sum is the release's, scaled by powers of two that cancel.
-constexpr float kFp4Unscale = 64.0f;
-__device__ __forceinline__ uint32_t e2m1_low_nibbles_to_e4m3(uint32_t v) {
-  return ((v & 0x07070707u) << 2) | ((v & 0x08080808u) << 4);
-}
-__device__ __forceinline__ uint32_t e2m1_high_nibbles_to_e4m3(uint32_t v) {
-  return ((v >> 2) & 0x1C1C1C1Cu) | (v & 0x80808080u);
 }
 
 __device__ __forceinline__ uint32_t word_of(const uint4& a, const uint4& b, int i) {

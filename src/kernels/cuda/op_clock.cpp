@@ -7,14 +7,13 @@
 
 #include <fmt/format.h>
 
-#include "kernels/cuda/device.h"
 
 namespace plumb::cuda {
 namespace {
 thread_local int depth = 0;
 }
 
-OpClock::OpClock() {
+OpClock::OpClock(std::function<void()> wait_for_device) : wait_(std::move(wait_for_device)) {
   const char* v = std::getenv("PLUMB_CUDA_OP_TIMES");
   on_ = v && *v && std::strcmp(v, "0") != 0;
 }
@@ -41,7 +40,7 @@ void OpClock::add(const std::string& op, double seconds) {
 OpScope::OpScope(OpClock& clock, std::string op) : clock_(clock), op_(std::move(op)) {
   if (!clock_.on() || depth++ > 0) return;
   outermost_ = true;
-  synchronize();
+  clock_.wait_for_device();
   start_ = std::chrono::steady_clock::now();
 }
 
@@ -50,7 +49,7 @@ OpScope::~OpScope() {
   --depth;
   if (!outermost_) return;
   try {
-    synchronize();
+    clock_.wait_for_device();
   } catch (...) {  // a destructor must not throw; the next op reports the device's error
   }
   clock_.add(op_, std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -11,12 +12,14 @@ namespace plumb::cuda {
 
 class OpClock {
  public:
-  OpClock();
+  explicit OpClock(std::function<void()> wait_for_device);  // the CUDA backend passes cuda::synchronize
   ~OpClock();  // prints the table when on
   bool on() const { return on_; }
+  void wait_for_device() const { wait_(); }
   void add(const std::string& op, double seconds);
 
  private:
+  std::function<void()> wait_;
   struct Row {
     int64_t calls = 0;
     double seconds = 0;
