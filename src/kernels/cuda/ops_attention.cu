@@ -227,10 +227,11 @@ __global__ void attention_kernel(AttentionArgs p, View q, View ring, View compre
         prob[v] = key_ptr[v] ? bf16r(pr) : 0.0f;
       }
       __syncthreads();
-      if (threadIdx.x == 0) {
-        denominator *= alpha;
-        for (int64_t v = 0; v < n; ++v)
-          if (key_ptr[v]) denominator += expv[v];
+      if (threadIdx.x == 0) {  // expv is +0 for empty entries: adding it leaves the (never -0) sum unchanged
+        float sum = denominator * alpha;
+#pragma unroll 8
+        for (int64_t v = 0; v < n; ++v) sum += expv[v];
+        denominator = sum;
         running_max = new_max;
       }
       for (int64_t c = threadIdx.x; c < d; c += blockDim.x) {

@@ -21,6 +21,23 @@ const kernels::ControlId kRepeatSkipped = kernels::register_control(
 
 constexpr int kRowsPerPass = 8;
 
+// The lanes' partial sums of rows base.. joined by a fixed xor tree, rounded and scaled, written by lane 0.
+__device__ __forceinline__ void store_outputs(const float (&acc)[kRowsPerPass], int64_t base, int64_t rows, int lane,
+                                              bool round, float scale, View y, int64_t o) {
+  for (int r = 0; r < kRowsPerPass; ++r) {
+    if (base + r >= rows) break;
+    float v = warp_sum(acc[r]);
+    if (lane == 0) {
+      v = round ? bf16r(v) : v;
+      if (scale != 1.0f) {
+        v *= scale;
+        if (round) v = bf16r(v);
+      }
+      row_ptr<float>(y, base + r)[o] = v;
+    }
+  }
+}
+
 // Eight consecutive weights of row o from column c0, exactly as weight_at gives them: bf16 and FP8 rows (c0 a
 // multiple of 8, so the eight share one 128-wide FP8 scale block) in one vector load, other formats one by one.
 __device__ __forceinline__ void load_weights8(const WeightRef& w, int64_t o, int64_t c0, float (&wv)[8]) {
@@ -66,18 +83,7 @@ __global__ void dense_linear_kernel(WeightRef w, int64_t groups, View x, View y,
 #pragma unroll
         for (int i = 0; i < 8; ++i) wv[i] = next[i];
       }
-      for (int r = 0; r < kRowsPerPass; ++r) {
-        if (base + r >= x.rows) break;
-        float v = warp_sum(acc[r]);
-        if (lane == 0) {
-          v = round ? bf16r(v) : v;
-          if (scale != 1.0f) {
-            v *= scale;
-            if (round) v = bf16r(v);
-          }
-          row_ptr<float>(y, base + r)[o] = v;
-        }
-      }
+      store_outputs(acc, base, x.rows, lane, round, scale, y, o);
     }
   }
 }
@@ -130,18 +136,7 @@ __global__ void dense_linear_vector_kernel(WeightRef w, int64_t groups, View x, 
           }
         }
       }
-      for (int r = 0; r < kRowsPerPass; ++r) {
-        if (base + r >= x.rows) break;
-        float v = warp_sum(acc[r]);
-        if (lane == 0) {
-          v = round ? bf16r(v) : v;
-          if (scale != 1.0f) {
-            v *= scale;
-            if (round) v = bf16r(v);
-          }
-          row_ptr<float>(y, base + r)[o] = v;
-        }
-      }
+      store_outputs(acc, base, x.rows, lane, round, scale, y, o);
     }
   }
 }
