@@ -14,6 +14,7 @@
 #include "bench/report.h"
 #include "bench/synth_layers.h"
 #include "kernels/backend.h"
+#include "kernels/op_timer.h"
 #include "kernels/cuda/cuda_backend.h"
 #include "kernels/cuda/device.h"
 #include "kernels/cuda/synth.h"
@@ -75,6 +76,12 @@ std::string shape_label(int64_t slots, Routing routing, int64_t experts_per_toke
   return fmt::format("{} slot{}, {}", slots, slots == 1 ? "" : "s", routing_label(routing, experts_per_token));
 }
 
+json class_json(const LayerCell& c) {
+  json j = json::object();
+  for (size_t k = 0; k < kernels::kOpClasses; ++k) j[kernels::op_class_name(kernels::OpClass(k))] = c.class_seconds[k];
+  return j;
+}
+
 json layer_cell_json(const LayerBenchResult& r, const LayerCell& c) {
   const LayerKind& kind = r.kinds[c.kind];
   return {{"type", "layer"},
@@ -84,7 +91,23 @@ json layer_cell_json(const LayerBenchResult& r, const LayerCell& c) {
           {"slots", c.slots},
           {"rows_per_slot", c.rows_per_slot},
           {"routing", routing_label(c.routing, r.experts_per_token)},
-          {"expert_buffers", c.expert_buffers}};
+          {"expert_buffers", c.expert_buffers},
+          {"class_seconds", class_json(c)}};
+}
+
+// The layer cells' dispatch classes: mean time per call of each class's ops, each op synchronized alone.
+Table class_table(const LayerBenchResult& r) {
+  Table t{{"layer", "shape", "rows"}, {}};
+  for (size_t k = 0; k < kernels::kOpClasses; ++k) t.header.push_back(fmt::format("{} us", kernels::op_class_name(kernels::OpClass(k))));
+  t.header.push_back("layer us");
+  for (const LayerCell& c : r.cells) {
+    std::vector<std::string> row{r.kinds[c.kind].label(), shape_label(c.slots, c.routing, r.experts_per_token),
+                                 std::to_string(c.slots * c.rows_per_slot)};
+    for (double s : c.class_seconds) row.push_back(format_number(s * 1e6));
+    row.push_back(format_number(c.seconds * 1e6));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
 }
 
 // The layer cells, then the rounds; returns the layers' settings and kinds for the JSON.
@@ -149,7 +172,8 @@ int run_synth(const SynthOptions& o) {
     say("cpu backend: the kernel classes are CUDA kernels, so only the layers are timed");
   }
   json layers;
-  std::string kinds;
+  std::string kinds, op_table;
+  Table classes;
   if (o.only != "kernels") {
     const LayerBenchResult r = run_layer_bench(config, *backend,
                                                {.rows = o.rows,
@@ -161,12 +185,19 @@ int run_synth(const SynthOptions& o) {
     layers = add_layers(r, results);
     layers["context"] = o.context;
     kinds = kinds_line(r);
+    classes = class_table(r);
+    op_table = r.op_table;
   }
 
   std::printf("%s\n", header.c_str());
   if (!kinds.empty()) std::printf("%s\n", kinds.c_str());
   std::printf("\n");
   results.table().print(stdout);
+  if (!classes.rows.empty()) {
+    std::printf("\nlayer cells by dispatch class (mean per call of 8 traced calls, each op synchronized alone)\n");
+    classes.print(stdout);
+  }
+  if (o.op_times && !op_table.empty()) std::printf("\n%s", op_table.c_str());
   if (!o.json_path.empty()) {
     json j = provenance_json();
     j["tool"] = "synth";

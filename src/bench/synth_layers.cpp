@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "base/rng.h"
 #include "bench/stats.h"
+#include "kernels/op_timer.h"
 #include "model/dsv4/forward.h"
 #include "model/dsv4/slot_state.h"
 #include "model/dsv4/synthetic_weights.h"
@@ -79,6 +80,9 @@ class LayerBench {
         .window = config_.sliding_window};
     state_ = std::make_unique<dsv4::SlotStates>(config_, shape, backend_);
     forward_ = std::make_unique<dsv4::Forward>(config_, weights_, backend_, *state_);
+    // The traced calls go through the op timer: each dispatch class's time per call, ops synchronized one by one.
+    timed_backend_ = kernels::make_observed_backend(backend_, timer_);
+    timed_forward_ = std::make_unique<dsv4::Forward>(config_, weights_, *timed_backend_, *state_);
 
     const int64_t streams = config_.hc_mult * config_.hidden_size;
     x_rows_ = std::max(max_rows, kSlots);
@@ -104,6 +108,7 @@ class LayerBench {
       }
     }
     add_rounds(r);
+    r.op_table = timer_.table();
     return r;
   }
 
@@ -183,18 +188,22 @@ class LayerBench {
     LayerCell cell{.kind = kind, .slots = slots, .rows_per_slot = per_slot, .routing = routing};
     const double fixed = double(block_weight_bytes_without_experts(block));
     const double expert = double(expert_weight_bytes(block.experts.at(0)));
+    timer_.take_classes();
     for (int i = 0; i < kInputs; ++i) {
       kernels::Tensor x = restore_input(i, n), s = spare;
       dsv4::ForwardTrace trace;
-      forward_->set_trace(&trace);
-      forward_->block(b, launches[size_t(i)], x, s);
-      forward_->set_trace(nullptr);
+      timed_forward_->set_trace(&trace);
+      timed_forward_->block(b, launches[size_t(i)], x, s);
+      timed_forward_->set_trace(nullptr);
       std::set<int64_t> buffers;
       for (const dsv4::ChoiceRecord& c : trace.choices)
         for (int32_t e : c.experts) buffers.insert(synthetic_->expert_buffer(e));
       cell.expert_buffers += double(buffers.size()) / kInputs;
       cell.bytes += (fixed + double(buffers.size()) * expert) / kInputs;
     }
+
+    const auto classes = timer_.take_classes();
+    for (size_t c = 0; c < classes.size(); ++c) cell.class_seconds[c] = classes[c] / kInputs;
 
     std::vector<double> times;
     for (int r = 0; r < options_.repeats; ++r) {
@@ -235,6 +244,9 @@ class LayerBench {
   dsv4::ModelWeights weights_;
   std::unique_ptr<dsv4::SlotStates> state_;
   std::unique_ptr<dsv4::Forward> forward_;
+  kernels::OpTimer timer_;
+  std::unique_ptr<kernels::Backend> timed_backend_;  // backend_ observed by timer_
+  std::unique_ptr<dsv4::Forward> timed_forward_;      // the untimed traced calls, through timed_backend_
   int64_t x_rows_ = 0;
   std::vector<std::vector<std::byte>> x_host_;  // kInputs streams of x_rows_ rows
   kernels::Buffer x_, spare_;

@@ -10,14 +10,20 @@
 // bytes), plus one expert's bytes for each distinct expert buffer the call reads (from an untimed traced run of the
 // same input; synthetic expert e reads buffer e mod D). The round cells weigh each kind by its count among the
 // config's main layers.
+//
+// Dispatch classes: the traced calls run through an op timer (kernels/op_timer.h), which synchronizes before and
+// after every op; a cell's class times are the mean per call of its dense linears, experts, attention and glue,
+// each op alone (their sum exceeds the cell's time by the synchronizations).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "kernels/backend.h"
+#include "kernels/op_timer.h"
 #include "model/dsv4/config.h"
 #include "model/dsv4/weights.h"
 
@@ -58,6 +64,7 @@ struct LayerCell {
   double bytes = 0;           // floor bytes per call, mean over the prepared inputs
   double expert_buffers = 0;  // distinct expert buffers read per call, mean over the prepared inputs
   double floor_seconds = 0;   // bytes / bandwidth
+  std::array<double, kernels::kOpClasses> class_seconds{};  // per call, each op synchronized (see above)
 };
 
 // A round through the config's main layers: each kind's cell times its count, summed.
@@ -75,6 +82,7 @@ struct LayerBenchResult {
   int64_t distinct_experts = 0;
   int64_t experts_per_token = 0;
   uint64_t host_weight_bytes = 0;  // the synthetic set in host memory
+  std::string op_table;            // every op of the traced calls (kernels::OpTimer::table)
 };
 
 // "as drawn", "same 6" (k = the config's experts per token).

@@ -24,6 +24,8 @@ const plumb::cli::RegisterCommand reg(
       app.add_option("--config", o->config_path,
                      "a DeepSeek-V4 config.json whose layers to time (default: the built-in DeepSeek-V4-Flash)");
       app.add_option("--json", o->json_path, "write the table and every cell as JSON");
+      app.add_flag("--op-times", o->op_times,
+                   "also print each op's time in the layer cells' traced calls (each op synchronized)");
       return [o] { return plumb::bench::run_synth(*o); };
     });
 }  // namespace

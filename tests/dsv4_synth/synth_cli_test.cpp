@@ -20,10 +20,12 @@ TEST(SynthCli, LayersOnTheCpuBackendWithATinyConfig) {
   std::ofstream(config) << dsv4::tiny_config(dsv4::TinySpec{}).to_json().dump();
   const auto json_path = dir.path() / "synth.json";
   const CommandResult r = run_command(std::string(PLUMB_BINARY) + " synth --backend cpu --config " + config.string() +
-                                      " --rows 1 --repeats 1 --context 16 --distinct-experts 2 --json " +
+                                      " --rows 1 --repeats 1 --context 16 --distinct-experts 2 --op-times --json " +
                                       json_path.string());
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("only the layers are timed"));
+  EXPECT_THAT(r.output, HasSubstr("layer cells by dispatch class"));
+  EXPECT_THAT(r.output, HasSubstr("op (synchronized before and after)"));
   EXPECT_THAT(r.output, HasSubstr("6-layer round"));
   EXPECT_THAT(r.output, HasSubstr("layer HCA/16 top-k"));
 
@@ -42,6 +44,10 @@ TEST(SynthCli, LayersOnTheCpuBackendWithATinyConfig) {
     EXPECT_DOUBLE_EQ(c["floor_seconds"].get<double>(),
                      c["bytes"].get<double>() / j["copy_bandwidth_bytes_per_s"].get<double>());
     rounds += c["type"] == "round";
+    if (c["type"] == "layer") {
+      for (const char* cls : {"dense", "experts", "attention", "glue"})
+        EXPECT_GT(c["class_seconds"][cls].get<double>(), 0.0) << cls << " " << c.dump();
+    }
   }
   EXPECT_EQ(rounds, 4);
   EXPECT_EQ(j["layers"]["distinct_experts"], 2);

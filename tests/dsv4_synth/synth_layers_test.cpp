@@ -110,6 +110,16 @@ TEST_F(SynthLayers, AsDrawnFloorCountsTheBuffersRead) {
   }
 }
 
+// Every layer runs dense linears, experts, attention and glue; hash layers have no router linear but still
+// their other linears. Times are positive wall times of the traced calls.
+TEST_F(SynthLayers, EveryCellTimesEachDispatchClass) {
+  for (const bench::LayerCell& c : result_->cells)
+    for (size_t k = 0; k < kernels::kOpClasses; ++k)
+      EXPECT_GT(c.class_seconds[k], 0.0) << kTinyKinds[c.kind].label << " " << kernels::op_class_name(kernels::OpClass(k));
+  EXPECT_THAT(result_->op_table, HasSubstr("attention"));
+  EXPECT_THAT(result_->op_table, HasSubstr("routed_experts"));
+}
+
 TEST_F(SynthLayers, RoundWeighsEachKindByItsLayerCount) {
   ASSERT_EQ(result_->rounds.size(), 6u);
   for (const bench::RoundCell& r : result_->rounds) {

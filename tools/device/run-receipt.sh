@@ -3,7 +3,7 @@
 # .device-node/ carried: everything a CUDA receipt holds in one call. When .device/bin/plumb-old (an earlier
 # build) and .device/ids.txt (token ids < 1024) are there too, first checks that both builds give bit-identical
 # tiny-model logits and MTP logits at chunk 1 and 16. Then the contract, the CUDA forward and engine tests, the
-# openai e2e tests on CUDA, per-op times (PLUMB_CUDA_OP_TIMES), plumb synth and the torch peer; outputs under $OUT.
+# openai e2e tests on CUDA, dispatch classes and per-op times (plumb synth --op-times), plumb synth and the torch peer; outputs under $OUT.
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.device/lib; B=.device/bin; OUT=${OUT:-/tmp/out}; SECONDS=0
 mkdir -p "$OUT"; : > "$OUT/checks.txt"
@@ -18,6 +18,6 @@ timeout 240 $B/test_dsv4_forward --gtest_filter='*cuda*:Cuda*' > /tmp/tests.txt 
 mkdir -p /tmp/node && xz -dc .device-node/node.xz > /tmp/node/node && chmod +x /tmp/node/node && tar -xJf .device-node/openai.tar.xz -C /tmp/node
 PLUMB_BINARY=$PWD/$B/plumb PLUMB_CACHE_DIR=/tmp/e2e NODE_PATH=/tmp/node/node_modules timeout 200 /tmp/node/node --test tests/e2e/openai.test.js > /tmp/e2e.txt 2>&1; grep -E "^# (tests|pass|fail)" /tmp/e2e.txt >> $OUT/checks.txt
 cat $OUT/checks.txt; echo "t=$SECONDS"
-PLUMB_CUDA_OP_TIMES=1 timeout 200 $B/plumb synth --only layers --rows 1 --repeats 5 > /tmp/op.txt 2>&1; grep -A40 "cuda op times" /tmp/op.txt | grep -v "^cuda backend\|^layer kinds" > $OUT/optimes.txt; head -12 $OUT/optimes.txt; echo "t=$SECONDS"
+timeout 200 $B/plumb synth --only layers --rows 1 --repeats 5 --op-times > /tmp/op.txt 2>&1; sed -n '/by dispatch class/,$p' /tmp/op.txt > $OUT/optimes.txt; head -40 $OUT/optimes.txt; echo "t=$SECONDS"
 timeout 300 $B/plumb synth --json $OUT/synth.json > /tmp/synth.txt 2>&1; grep -v "^layers:\|^I " /tmp/synth.txt > $OUT/synth.txt; grep -E "^experts|^43|^fp8 rows +wq_b" $OUT/synth.txt; echo "t=$SECONDS"
 PYTHONUNBUFFERED=1 timeout 150 python3 tools/device/synth_peer.py $OUT/synth_peer.json > $OUT/synth_peer.txt 2>&1; echo "t=$SECONDS"

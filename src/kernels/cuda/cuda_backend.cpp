@@ -18,7 +18,6 @@ std::unique_ptr<Backend> make_cuda_backend() { fail("this plumb was built withou
 #include "kernels/cuda/device.h"
 #include "kernels/cuda/fp4_experts.h"
 #include "kernels/cuda/fp8_linear.h"
-#include "kernels/cuda/op_clock.h"
 #include "kernels/cuda/ops_cuda.h"
 #include "kernels/rope_frequencies.h"
 
@@ -176,7 +175,6 @@ class CudaBackend final : public Backend {
   }
   void copy_rows(const Tensor& src, std::span<const int64_t> src_rows, const Tensor& dst,
                  std::span<const int64_t> dst_rows) override {
-    const cuda::OpScope scope(clock_, "copy_rows");
     PLUMB_CHECK(src.dtype == dst.dtype && src.cols == dst.cols && src_rows.size() == dst_rows.size());
     std::vector<int64_t> both(src_rows.begin(), src_rows.end());
     both.insert(both.end(), dst_rows.begin(), dst_rows.end());
@@ -188,7 +186,6 @@ class CudaBackend final : public Backend {
   void synchronize() override { cuda::synchronize(); }
 
   void embed(const Weight& table, std::span<const int32_t> tokens, int64_t copies, const Tensor& out) override {
-    const cuda::OpScope scope(clock_, "embed");
     for (int32_t t : tokens) PLUMB_CHECK(t >= 0 && t < table.rows);
     if (planted(kTokenOffByOne)) {
       std::vector<int32_t> next;
@@ -200,7 +197,6 @@ class CudaBackend final : public Backend {
   }
 
   void linear(LinearParams p, const Weight& w, const Tensor& x, const Tensor& y) override {
-    const cuda::OpScope scope(clock_, clock_.on() ? linear_name(p, w) : std::string());
     PLUMB_CHECK(x.dtype == DType::dtype_f32 && y.dtype == DType::dtype_f32 && x.rows == y.rows);
     PLUMB_CHECK(p.groups >= 1 && w.rows == y.cols && w.cols * p.groups == x.cols && w.rows % p.groups == 0);
     if (!p.quantize_input) {
@@ -225,16 +221,13 @@ class CudaBackend final : public Backend {
   }
 
   void rms_norm(RmsNormParams p, const Weight& w, const Tensor& x, const Tensor& y) override {
-    const cuda::OpScope scope(clock_, "rms_norm");
     cuda::ops::rms_norm(ref(w), planted(kEpsDropped) ? 0.0 : p.eps, view(x), view(y), nullptr);
   }
   void head_rms_norm(HeadNormParams p, const Tensor& x) override {
-    const cuda::OpScope scope(clock_, "head_rms_norm");
     PLUMB_CHECK(x.cols == p.heads * p.head_dim);
     cuda::ops::head_rms_norm(p.heads, p.head_dim, p.eps, view(x), nullptr);
   }
   void rope(RopeParams p, std::span<const int64_t> positions, const Tensor& x) override {
-    const cuda::OpScope scope(clock_, "rope");
     PLUMB_CHECK(int64_t(positions.size()) == x.rows && x.cols % p.head_dim == 0);
     const ControlId plant = planted_control();
     if (plant == kInverseIgnored) p.inverse = false;
@@ -242,18 +235,13 @@ class CudaBackend final : public Backend {
     cuda::ops::rope(p.head_dim, p.rope_dims, p.inverse, frequencies(p), stage(positions), view(x), nullptr);
   }
   void quant_sim(QuantSimParams p, const Tensor& x) override {
-    const cuda::OpScope scope(clock_, "quant_sim");
     PLUMB_CHECK((p.col_end - p.col_begin) % p.block == 0);
     cuda::ops::quant_sim(p.format == SimFormat::fp8_e4m3 ? 0 : 1, p.block, p.col_begin, p.col_end, view(x), nullptr);
   }
-  void hadamard(HadamardParams p, const Tensor& x) override {
-    const cuda::OpScope scope(clock_, "hadamard");
-    cuda::ops::hadamard(p.size, view(x), nullptr);
-  }
+  void hadamard(HadamardParams p, const Tensor& x) override { cuda::ops::hadamard(p.size, view(x), nullptr); }
 
   void hc_pre(HcParams p, const HcWeights& w, const Tensor& x, const Tensor& y, const Tensor& post,
               const Tensor& comb) override {
-    const cuda::OpScope scope(clock_, "hc_pre");
     if (planted(kSinkhornOneRound)) p.sinkhorn_iters = 1;
     cuda::ops::HcArgs args = hc(p);
     args.rms_over_first_stream = planted(kPreRmsOverFirstStream);
@@ -262,13 +250,11 @@ class CudaBackend final : public Backend {
   }
   void hc_post(HcParams p, const Tensor& f, const Tensor& x, const Tensor& post, const Tensor& comb,
                const Tensor& out) override {
-    const cuda::OpScope scope(clock_, "hc_post");
     cuda::ops::HcArgs args = hc(p);
     args.comb_transposed = planted(kPostCombTransposed);
     cuda::ops::hc_post(args, view(f), view(x), view(post), view(comb), view(out), nullptr);
   }
   void hc_head(HcParams p, const HcWeights& w, const Tensor& x, const Tensor& y) override {
-    const cuda::OpScope scope(clock_, "hc_head");
     cuda::ops::HcArgs args = hc(p);
     args.rms_over_first_stream = planted(kHeadRmsOverFirstStream);
     cuda::ops::hc_head(args, ref(w.fn), ref(w.base), ref(w.scale), view(x), view(y), hc_scratch(x.rows), nullptr);
@@ -276,7 +262,6 @@ class CudaBackend final : public Backend {
 
   void compress_project(CompressParams p, const CompressorWeights& w, std::span<const int64_t> positions,
                         const Tensor& x, const Tensor& kv, const Tensor& score) override {
-    const cuda::OpScope scope(clock_, "compress_project");
     PLUMB_CHECK(int64_t(positions.size()) == x.rows);
     cuda::ops::dense_linear(ref(w.wkv), 1, view(x), view(kv), false, 1.0f, nullptr);
     cuda::ops::dense_linear(ref(w.wgate), 1, view(x), view(score), false, 1.0f, nullptr);
@@ -290,7 +275,6 @@ class CudaBackend final : public Backend {
   }
   void compress_pool(CompressParams p, const Tensor& kv_ring, const Tensor& score_ring,
                      std::span<const CompressRow> rows, const Tensor& out) override {
-    const cuda::OpScope scope(clock_, "compress_pool");
     std::vector<int64_t> pairs;
     for (const auto& r : rows) pairs.insert(pairs.end(), {int64_t(r.slot), r.group});
     cuda::ops::compress_pool(p.ratio, p.width, p.overlap, p.ring_rows, view(kv_ring), view(score_ring), stage(pairs),
@@ -299,7 +283,6 @@ class CudaBackend final : public Backend {
 
   void indexer_topk(IndexerParams p, const Tensor& q, const Tensor& w, const Tensor& index_rows,
                     std::span<const TokenRow> rows, const Tensor& selected, const Tensor* margin) override {
-    const cuda::OpScope scope(clock_, "indexer_topk");
     const cuda::ops::IndexerArgs a{p.heads, p.head_dim, p.topk, p.ratio, p.rows_per_slot, planted(kReluDropped)};
     auto* scratch = static_cast<float*>(indexer_scratch_.get(size_t(cuda::ops::indexer_scratch_floats(a, q.rows)) * 4));
     cuda::ops::indexer_topk(a, view(q), view(w), view(index_rows), stage_rows(rows), view(selected),
@@ -310,7 +293,6 @@ class CudaBackend final : public Backend {
   void attention(AttentionParams p, const Tensor& q, const Tensor& ring, const Tensor& compressed,
                  const Tensor* selected, const Weight& sinks, std::span<const TokenRow> rows,
                  const Tensor& out) override {
-    const cuda::OpScope scope(clock_, "attention");
     const ControlId plant = planted_control();
     // window_off_by_one: one position fewer; the ring is addressed as before.
     const cuda::ops::AttentionArgs a{p.heads,
@@ -330,7 +312,6 @@ class CudaBackend final : public Backend {
 
   void route(RouterParams p, const RouterWeights& w, const Tensor& x, std::span<const int32_t> tokens,
              const Tensor& ids, const Tensor& weights, const Tensor* margin) override {
-    const cuda::OpScope scope(clock_, "route");
     auto* logits = static_cast<float*>(route_scratch_.get(size_t(x.rows * p.experts) * 4));
     const cuda::ops::View lv{logits, x.rows, p.experts, p.experts};
     cuda::ops::dense_linear(ref(w.gate), 1, view(x), lv, false, 1.0f, nullptr);
@@ -346,7 +327,6 @@ class CudaBackend final : public Backend {
 
   void routed_experts(ExpertParams p, std::span<const ExpertWeights> experts, const Tensor& x, const Tensor& ids,
                       const Tensor& weights, const Tensor& out) override {
-    const cuda::OpScope scope(clock_, "routed_experts");
     PLUMB_CHECK(ids.contiguous() && weights.contiguous() && out.contiguous() && ids.cols == weights.cols);
     cuda::Fp4ExpertsView v = expert_tables(experts, p);
     v.swiglu_limit = float(p.swiglu_limit);
@@ -365,7 +345,6 @@ class CudaBackend final : public Backend {
   }
 
   void shared_expert(ExpertParams p, const ExpertWeights& w, const Tensor& x, const Tensor& out) override {
-    const cuda::OpScope scope(clock_, "shared_expert");
     auto* a = static_cast<float*>(shared_scratch_.get(size_t(2 * x.rows * p.inter) * 4));
     const Tensor ta = Tensor::of(a, DType::dtype_f32, x.rows, p.inter);
     const Tensor tb = Tensor::of(a + x.rows * p.inter, DType::dtype_f32, x.rows, p.inter);
@@ -378,15 +357,10 @@ class CudaBackend final : public Backend {
   }
 
   void add(const Tensor& a, const Tensor& b, const Tensor& out) override {
-    const cuda::OpScope scope(clock_, "add");
     cuda::ops::add(view(a), view(b), view(out), nullptr);
   }
 
  private:
-  static std::string linear_name(const LinearParams& p, const Weight& w) {
-    return fmt::format("linear {} {}x{}{}", p.quantize_input ? "fp8" : weight_format_name(w.format), w.rows, w.cols,
-                       p.groups > 1 ? fmt::format(" x{} groups", p.groups) : "");
-  }
   static cuda::ops::HcArgs hc(const HcParams& p) { return {p.hc_mult, p.hidden, p.sinkhorn_iters, p.hc_eps, p.norm_eps}; }
 
   const void* copy_to_device(const void* host, size_t bytes) {
@@ -464,7 +438,6 @@ class CudaBackend final : public Backend {
     return v;
   }
 
-  cuda::OpClock clock_{cuda::synchronize};  // declared first, destroyed last: prints after the buffers are freed
   std::vector<cuda::DeviceBuffer> weights_;
   std::array<StagingSlot, 64> staging_;  // the host runs at most this many stagings ahead of the device
   size_t staging_next_ = 0;

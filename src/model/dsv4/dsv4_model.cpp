@@ -62,6 +62,7 @@ Dsv4Model::Dsv4Model(io::CheckpointFolder folder, Config config, const Dsv4Optio
     backend_ = kernels::make_host_backend(options.numerics);
   }
   if (options.record_ops) backend_ = kernels::make_recording_backend(std::move(backend_), options.record_ops);
+  if (options.op_observer) backend_ = kernels::make_observed_backend(std::move(backend_), *options.op_observer);
   weights_ = load_weights(folder_, config_, *backend_, progress);
   state_ = std::make_unique<SlotStates>(config_, shape, *backend_);
   forward_ = std::make_unique<Forward>(config_, weights_, *backend_, *state_);

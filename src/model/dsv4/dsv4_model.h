@@ -16,6 +16,7 @@
 
 #include "io/checkpoint_folder.h"
 #include "kernels/backend.h"
+#include "kernels/observed_backend.h"
 #include "kernels/recording_backend.h"
 #include "model/dsv4/config.h"
 #include "model/dsv4/forward.h"
@@ -34,6 +35,9 @@ struct Dsv4Options {
   std::string name;
   // When set, every op's outputs are recorded here in call order (diagnostics: compare backends op by op).
   std::vector<kernels::OpRecord>* record_ops = nullptr;
+  // When set, sees every op begin and end (kernels/observed_backend.h; e.g. a kernels::OpTimer). Must outlive the
+  // model.
+  kernels::OpObserver* op_observer = nullptr;
   // Tests: every scratch tensor starts as NaN bytes, so an op that reads scratch it did not write shows.
   bool poison_scratch = false;
 };
