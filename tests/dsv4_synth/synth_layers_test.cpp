@@ -110,8 +110,8 @@ TEST_F(SynthLayers, AsDrawnFloorCountsTheBuffersRead) {
   }
 }
 
-// Every layer runs dense linears, experts, attention and glue; hash layers have no router linear but still
-// their other linears. Times are positive wall times of the traced calls.
+// Every layer kind runs ops of all four classes (linears, experts, attention, glue), so each cell's class times
+// are positive wall times of its traced calls; a class mapping that lost one would leave a zero.
 TEST_F(SynthLayers, EveryCellTimesEachDispatchClass) {
   for (const bench::LayerCell& c : result_->cells)
     for (size_t k = 0; k < kernels::kOpClasses; ++k)

@@ -38,25 +38,10 @@ __device__ __forceinline__ void store_outputs(const float (&acc)[kRowsPerPass], 
   }
 }
 
-// Eight consecutive weights of row o from column c0, exactly as weight_at gives them: bf16 and FP8 rows (c0 a
-// multiple of 8, so the eight share one 128-wide FP8 scale block) in one vector load, other formats one by one.
+// Eight consecutive weights of row o from column c0, element by element (0 past the last column). Only the rows
+// dense_linear_vector_kernel does not take come here (other formats, or a column count not a multiple of 8).
 __device__ __forceinline__ void load_weights8(const WeightRef& w, int64_t o, int64_t c0, float (&wv)[8]) {
-  if (w.format == 2 && c0 + 8 <= w.cols && w.cols % 8 == 0) {
-    const uint4 raw = *reinterpret_cast<const uint4*>(static_cast<const uint16_t*>(w.data) + o * w.cols + c0);
-    const uint32_t words[4] = {raw.x, raw.y, raw.z, raw.w};
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      wv[2 * i] = bf16_bits_to_float(uint16_t(words[i]));
-      wv[2 * i + 1] = bf16_bits_to_float(uint16_t(words[i] >> 16));
-    }
-  } else if (w.format == 0 && c0 + 8 <= w.cols && w.cols % 8 == 0) {
-    const uint2 raw = *reinterpret_cast<const uint2*>(static_cast<const uint8_t*>(w.data) + o * w.cols + c0);
-    const float scale = e8m0_value(w.scales[(o / 128) * w.scale_cols + c0 / 128]);
-#pragma unroll
-    for (int i = 0; i < 8; ++i) wv[i] = e4m3_value(uint8_t((i < 4 ? raw.x : raw.y) >> (8 * (i % 4)))) * scale;
-  } else {
-    for (int i = 0; i < 8; ++i) wv[i] = c0 + i < w.cols ? weight_at(w, o, c0 + i) : 0.0f;
-  }
+  for (int i = 0; i < 8; ++i) wv[i] = c0 + i < w.cols ? weight_at(w, o, c0 + i) : 0.0f;
 }
 
 // One warp per output feature; lanes take 8 consecutive K values per step (k ascending within a lane), a fixed
