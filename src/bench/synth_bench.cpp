@@ -92,6 +92,7 @@ json layer_cell_json(const LayerBenchResult& r, const LayerCell& c) {
           {"rows_per_slot", c.rows_per_slot},
           {"routing", routing_label(c.routing, r.experts_per_token)},
           {"expert_buffers", c.expert_buffers},
+          {"host_seconds", c.host_seconds},
           {"class_seconds", class_json(c)}};
 }
 
@@ -100,11 +101,13 @@ Table class_table(const LayerBenchResult& r) {
   Table t{{"layer", "shape", "rows"}, {}};
   for (size_t k = 0; k < kernels::kOpClasses; ++k) t.header.push_back(fmt::format("{} us", kernels::op_class_name(kernels::OpClass(k))));
   t.header.push_back("layer us");
+  t.header.push_back("host us");  // until the call returned: near "layer us" means the host sets the pace
   for (const LayerCell& c : r.cells) {
     std::vector<std::string> row{r.kinds[c.kind].label(), shape_label(c.slots, c.routing, r.experts_per_token),
                                  std::to_string(c.slots * c.rows_per_slot)};
     for (double s : c.class_seconds) row.push_back(format_number(s * 1e6));
     row.push_back(format_number(c.seconds * 1e6));
+    row.push_back(format_number(c.host_seconds * 1e6));
     t.rows.push_back(std::move(row));
   }
   return t;

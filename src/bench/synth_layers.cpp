@@ -205,15 +205,19 @@ class LayerBench {
     const auto classes = timer_.take_classes();
     for (size_t c = 0; c < classes.size(); ++c) cell.class_seconds[c] = classes[c] / kInputs;
 
-    std::vector<double> times;
+    std::vector<double> times, host_times;
+    using Clock = std::chrono::steady_clock;
     for (int r = 0; r < options_.repeats; ++r) {
       kernels::Tensor x = restore_input(r % kInputs, n), s = spare;
       backend_.synchronize();
-      const auto t0 = std::chrono::steady_clock::now();
+      const auto t0 = Clock::now();
       forward_->block(b, launches[size_t(r % kInputs)], x, s);
+      const auto queued = Clock::now();  // an asynchronous backend returns once its launches are queued
       backend_.synchronize();
-      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      host_times.push_back(std::chrono::duration<double>(queued - t0).count());
+      times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
     }
+    cell.host_seconds = *median(host_times);
     block.router = drawn_router;
     cell.seconds = *median(times);
     cell.floor_seconds = cell.bytes / options_.bandwidth;

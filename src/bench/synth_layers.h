@@ -61,6 +61,7 @@ struct LayerCell {
   int64_t slots = 1, rows_per_slot = 1;
   Routing routing = Routing::as_drawn;
   double seconds = 0;         // median time of one block call
+  double host_seconds = 0;    // median time until the host's call returned (launches queued, device maybe busy)
   double bytes = 0;           // floor bytes per call, mean over the prepared inputs
   double expert_buffers = 0;  // distinct expert buffers read per call, mean over the prepared inputs
   double floor_seconds = 0;   // bytes / bandwidth

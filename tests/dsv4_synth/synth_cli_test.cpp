@@ -47,6 +47,7 @@ TEST(SynthCli, LayersOnTheCpuBackendWithATinyConfig) {
     if (c["type"] == "layer") {
       for (const char* cls : {"dense", "experts", "attention", "glue"})
         EXPECT_GT(c["class_seconds"][cls].get<double>(), 0.0) << cls << " " << c.dump();
+      EXPECT_GT(c["host_seconds"].get<double>(), 0.0) << c.dump();
     }
   }
   EXPECT_EQ(rounds, 4);

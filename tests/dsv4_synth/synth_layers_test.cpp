@@ -120,6 +120,15 @@ TEST_F(SynthLayers, EveryCellTimesEachDispatchClass) {
   EXPECT_THAT(result_->op_table, HasSubstr("routed_experts"));
 }
 
+// The host's share is measured inside each timed call, so it is positive and never more than the call's time
+// (each repeat's host time is at most its total, hence so are the medians).
+TEST_F(SynthLayers, HostTimeIsPartOfTheCall) {
+  for (const bench::LayerCell& c : result_->cells) {
+    EXPECT_GT(c.host_seconds, 0.0) << kTinyKinds[c.kind].label;
+    EXPECT_LE(c.host_seconds, c.seconds) << kTinyKinds[c.kind].label;
+  }
+}
+
 TEST_F(SynthLayers, RoundWeighsEachKindByItsLayerCount) {
   ASSERT_EQ(result_->rounds.size(), 6u);
   for (const bench::RoundCell& r : result_->rounds) {
