@@ -201,12 +201,15 @@ int run_synth(const SynthOptions& o) {
     classes.print(stdout);
   }
   if (o.op_times && !op_table.empty()) std::printf("\n%s", op_table.c_str());
+  const std::string launches = backend->launch_summary();
+  if (!launches.empty()) std::printf("\n%s\n", launches.c_str());
   if (!o.json_path.empty()) {
     json j = provenance_json();
     j["tool"] = "synth";
     j["backend"] = backend->name();
     j["device"] = device;
     j["copy_bandwidth_bytes_per_s"] = bandwidth;
+    j["launch_summary"] = launches;
     j["settings"] = {{"rows", o.rows},
                      {"repeats", o.repeats},
                      {"context", o.context},

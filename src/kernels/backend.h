@@ -36,6 +36,8 @@ class Backend {
                          std::span<const int64_t> dst_rows) = 0;
   // Returns when every op issued so far has finished (timing). Host backends finish each op before returning.
   virtual void synchronize() {}
+  // How the backend ran its launches so far, for benchmarks' output ("" when there is nothing to say).
+  virtual std::string launch_summary() const { return {}; }
 
   // ---- ops ----
   // out[n] = `copies` copies of table[tokens[n]] side by side (out.cols = copies * table.cols).

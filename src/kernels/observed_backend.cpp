@@ -25,6 +25,7 @@ class ObservedBackend final : public Backend {
     observer_.end(inner_, "copy_rows", {});
   }
   void synchronize() override { inner_.synchronize(); }
+  std::string launch_summary() const override { return inner_.launch_summary(); }
 
   void embed(const Weight& table, std::span<const int32_t> tokens, int64_t copies, const Tensor& out) override {
     observer_.begin(inner_, "embed", nullptr);

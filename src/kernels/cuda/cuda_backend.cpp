@@ -9,15 +9,18 @@ std::unique_ptr<Backend> make_cuda_backend() { fail("this plumb was built withou
 #else
 #include <cuda_runtime.h>
 
-#include <array>
+#include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
+#include <string_view>
 #include <vector>
 
 #include "kernels/control.h"
 #include "kernels/cuda/device.h"
 #include "kernels/cuda/fp4_experts.h"
 #include "kernels/cuda/fp8_linear.h"
+#include "kernels/cuda/launch_queue.h"
 #include "kernels/cuda/ops_cuda.h"
 #include "kernels/rope_frequencies.h"
 
@@ -66,12 +69,16 @@ cuda::ops::WeightRef ref(const Weight& w) {
   return {int(w.format), w.data, w.scales, w.rows, w.cols, w.format == WeightFormat::fp8_blocks || w.format == WeightFormat::fp4_blocks ? w.scale_cols() : 0};
 }
 
-// A device buffer that grows on demand (the old one is freed after the device is idle).
+// A device buffer that grows on demand (the old one is freed once the queued launches that may read it ran).
 class Scratch {
  public:
+  explicit Scratch(cuda::LaunchQueue& queue) : queue_(queue) {}
   void* get(size_t bytes) {
     if (bytes > buffer_.bytes()) {
-      if (buffer_.get()) cuda::synchronize();
+      if (buffer_.get()) {
+        queue_.flush();
+        cuda::synchronize();
+      }
       buffer_ = cuda::DeviceBuffer(std::max(bytes, buffer_.bytes() * 2));
       buffer_.fill_bytes(0);
     }
@@ -79,52 +86,27 @@ class Scratch {
   }
 
  private:
+  cuda::LaunchQueue& queue_;
   cuda::DeviceBuffer buffer_;
 };
 
-// One staging slot: pinned host bytes, their device copy, and the event after the last copy from them.
-class StagingSlot {
- public:
-  StagingSlot() = default;
-  StagingSlot(const StagingSlot&) = delete;
-  StagingSlot& operator=(const StagingSlot&) = delete;
-  ~StagingSlot() {
-    if (event_) cudaEventDestroy(event_);
-    if (host_) cudaFreeHost(host_);
-  }
-
-  // Queues host bytes for the device; returns where the device will have them.
-  void* send(const void* bytes, size_t n) {
-    if (!event_) check(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreate");
-    check(cudaEventSynchronize(event_), "staging wait");  // the pinned bytes of this slot's last copy were sent
-    if (n > capacity_) grow(n);
-    std::memcpy(host_, bytes, n);
-    check(cudaMemcpyAsync(device_.get(), host_, n, cudaMemcpyHostToDevice, cudaStreamLegacy), "stage");
-    check(cudaEventRecord(event_, cudaStreamLegacy), "staging event");
-    return device_.get();
-  }
-
- private:
-  void grow(size_t n) {
-    const size_t bytes = std::max<size_t>(n, std::max<size_t>(2 * capacity_, 4096));
-    if (host_) check(cudaFreeHost(host_), "cudaFreeHost");
-    host_ = nullptr;
-    check(cudaHostAlloc(&host_, bytes, cudaHostAllocDefault), "cudaHostAlloc");
-    if (device_.get()) cuda::synchronize();  // earlier launches may still read the old device bytes
-    device_ = cuda::DeviceBuffer(bytes);
-    capacity_ = bytes;
-  }
-
-  void* host_ = nullptr;
-  size_t capacity_ = 0;
-  cuda::DeviceBuffer device_;
-  cudaEvent_t event_ = nullptr;
-};
+// Whether flushes replay CUDA graphs (launch_queue.h): on unless PLUMB_CUDA_GRAPHS=0.
+bool graphs_enabled() {
+  const char* v = std::getenv("PLUMB_CUDA_GRAPHS");
+  return !(v && std::string_view(v) == "0");
+}
 
 class CudaBackend final : public Backend {
  public:
   CudaBackend() {
     if (!cuda::device_available()) fail("--backend cuda: no CUDA device is available");
+  }
+  ~CudaBackend() override {
+    try {
+      queue_->flush();
+      cuda::synchronize();
+    } catch (...) {  // a destructor cannot report; an earlier sync would have
+    }
   }
   const char* name() const override { return "cuda"; }
   Numerics numerics() const override { return Numerics::release; }
@@ -141,7 +123,11 @@ class CudaBackend final : public Backend {
       fail("out of GPU memory: {} bytes asked, {} of {} free", bytes, free_bytes, total);
     }
     check(cudaMemset(p, 0, bytes), "cudaMemset");
-    return Buffer(p, bytes, [](void* q) { cudaFree(q); });
+    // Launches still queued may use the buffer: they run before it is freed.
+    return Buffer(p, bytes, [queue = queue_](void* q) {
+      queue->flush();
+      cudaFree(q);
+    });
   }
 
   Weight upload_weight(const Weight& host) override {
@@ -160,11 +146,13 @@ class CudaBackend final : public Backend {
   }
 
   void download(const Tensor& src, void* host) override {
+    queue_->flush();
     const size_t e = dtype_size(src.dtype);
     check(cudaMemcpy2D(host, size_t(src.cols) * e, src.data, size_t(src.stride) * e, size_t(src.cols) * e,
                        size_t(src.rows), cudaMemcpyDeviceToHost), "download");
   }
   void upload(const void* host, const Tensor& dst) override {
+    queue_->flush();  // queued launches read or write dst before the copy lands
     const size_t e = dtype_size(dst.dtype);
     check(cudaMemcpy2D(dst.data, size_t(dst.stride) * e, host, size_t(dst.cols) * e, size_t(dst.cols) * e,
                        size_t(dst.rows), cudaMemcpyHostToDevice), "upload");
@@ -180,20 +168,29 @@ class CudaBackend final : public Backend {
     both.insert(both.end(), dst_rows.begin(), dst_rows.end());
     const auto* staged = stage(both);
     cuda::ops::copy_rows(view(src), staged, view(dst), staged + src_rows.size(), int64_t(src_rows.size()),
-                         int(dtype_size(src.dtype)), nullptr);
+                         int(dtype_size(src.dtype)), queue());
   }
 
-  void synchronize() override { cuda::synchronize(); }
+  void synchronize() override {
+    queue_->flush();
+    cuda::synchronize();
+  }
+  std::string launch_summary() const override {
+    const cuda::LaunchQueueStats s = queue_->stats();
+    return fmt::format("cuda launches: {} in {} flushes; graphs {}: {} built, {} replays, {} nodes updated", s.launches,
+                       s.flushes, queue_->graphs() ? "on" : "off (PLUMB_CUDA_GRAPHS=0)", s.graphs_built,
+                       s.graph_replays, s.nodes_updated);
+  }
 
   void embed(const Weight& table, std::span<const int32_t> tokens, int64_t copies, const Tensor& out) override {
     for (int32_t t : tokens) PLUMB_CHECK(t >= 0 && t < table.rows);
     if (planted(kTokenOffByOne)) {
       std::vector<int32_t> next;
       for (int32_t t : tokens) next.push_back(int32_t((t + 1) % table.rows));
-      cuda::ops::embed(ref(table), stage(next), copies, view(out), nullptr);
+      cuda::ops::embed(ref(table), stage(next), copies, view(out), queue());
       return;
     }
-    cuda::ops::embed(ref(table), stage(tokens), copies, view(out), nullptr);
+    cuda::ops::embed(ref(table), stage(tokens), copies, view(out), queue());
   }
 
   void linear(LinearParams p, const Weight& w, const Tensor& x, const Tensor& y) override {
@@ -201,7 +198,7 @@ class CudaBackend final : public Backend {
     PLUMB_CHECK(p.groups >= 1 && w.rows == y.cols && w.cols * p.groups == x.cols && w.rows % p.groups == 0);
     if (!p.quantize_input) {
       const float scale = planted(kOutputScaleSkipped) ? 1.0f : float(p.output_scale);
-      cuda::ops::dense_linear(ref(w), p.groups, view(x), view(y), p.output == Rounding::bf16, scale, nullptr);
+      cuda::ops::dense_linear(ref(w), p.groups, view(x), view(y), p.output == Rounding::bf16, scale, queue());
       return;
     }
     PLUMB_CHECK(w.format == WeightFormat::fp8_blocks && p.groups == 1);
@@ -217,28 +214,28 @@ class CudaBackend final : public Backend {
     io.round_bf16 = p.output == Rounding::bf16;
     io.output_scale = float(p.output_scale);
     io.arrivals = fp8_arrivals();
-    cuda::fp8_linear(fw, io, x.rows, ws, 0, nullptr);
+    cuda::fp8_linear(fw, io, x.rows, ws, 0, queue());
   }
 
   void rms_norm(RmsNormParams p, const Weight& w, const Tensor& x, const Tensor& y) override {
-    cuda::ops::rms_norm(ref(w), planted(kEpsDropped) ? 0.0 : p.eps, view(x), view(y), nullptr);
+    cuda::ops::rms_norm(ref(w), planted(kEpsDropped) ? 0.0 : p.eps, view(x), view(y), queue());
   }
   void head_rms_norm(HeadNormParams p, const Tensor& x) override {
     PLUMB_CHECK(x.cols == p.heads * p.head_dim);
-    cuda::ops::head_rms_norm(p.heads, p.head_dim, p.eps, view(x), nullptr);
+    cuda::ops::head_rms_norm(p.heads, p.head_dim, p.eps, view(x), queue());
   }
   void rope(RopeParams p, std::span<const int64_t> positions, const Tensor& x) override {
     PLUMB_CHECK(int64_t(positions.size()) == x.rows && x.cols % p.head_dim == 0);
     const ControlId plant = planted_control();
     if (plant == kInverseIgnored) p.inverse = false;
     if (plant == kYarnIgnored) p.yarn_original = 0;
-    cuda::ops::rope(p.head_dim, p.rope_dims, p.inverse, frequencies(p), stage(positions), view(x), nullptr);
+    cuda::ops::rope(p.head_dim, p.rope_dims, p.inverse, frequencies(p), stage(positions), view(x), queue());
   }
   void quant_sim(QuantSimParams p, const Tensor& x) override {
     PLUMB_CHECK((p.col_end - p.col_begin) % p.block == 0);
-    cuda::ops::quant_sim(p.format == SimFormat::fp8_e4m3 ? 0 : 1, p.block, p.col_begin, p.col_end, view(x), nullptr);
+    cuda::ops::quant_sim(p.format == SimFormat::fp8_e4m3 ? 0 : 1, p.block, p.col_begin, p.col_end, view(x), queue());
   }
-  void hadamard(HadamardParams p, const Tensor& x) override { cuda::ops::hadamard(p.size, view(x), nullptr); }
+  void hadamard(HadamardParams p, const Tensor& x) override { cuda::ops::hadamard(p.size, view(x), queue()); }
 
   void hc_pre(HcParams p, const HcWeights& w, const Tensor& x, const Tensor& y, const Tensor& post,
               const Tensor& comb) override {
@@ -246,39 +243,39 @@ class CudaBackend final : public Backend {
     cuda::ops::HcArgs args = hc(p);
     args.rms_over_first_stream = planted(kPreRmsOverFirstStream);
     cuda::ops::hc_pre(args, ref(w.fn), ref(w.base), ref(w.scale), view(x), view(y), view(post), view(comb),
-                      hc_scratch(x.rows), nullptr);
+                      hc_scratch(x.rows), queue());
   }
   void hc_post(HcParams p, const Tensor& f, const Tensor& x, const Tensor& post, const Tensor& comb,
                const Tensor& out) override {
     cuda::ops::HcArgs args = hc(p);
     args.comb_transposed = planted(kPostCombTransposed);
-    cuda::ops::hc_post(args, view(f), view(x), view(post), view(comb), view(out), nullptr);
+    cuda::ops::hc_post(args, view(f), view(x), view(post), view(comb), view(out), queue());
   }
   void hc_head(HcParams p, const HcWeights& w, const Tensor& x, const Tensor& y) override {
     cuda::ops::HcArgs args = hc(p);
     args.rms_over_first_stream = planted(kHeadRmsOverFirstStream);
-    cuda::ops::hc_head(args, ref(w.fn), ref(w.base), ref(w.scale), view(x), view(y), hc_scratch(x.rows), nullptr);
+    cuda::ops::hc_head(args, ref(w.fn), ref(w.base), ref(w.scale), view(x), view(y), hc_scratch(x.rows), queue());
   }
 
   void compress_project(CompressParams p, const CompressorWeights& w, std::span<const int64_t> positions,
                         const Tensor& x, const Tensor& kv, const Tensor& score) override {
     PLUMB_CHECK(int64_t(positions.size()) == x.rows);
-    cuda::ops::dense_linear(ref(w.wkv), 1, view(x), view(kv), false, 1.0f, nullptr);
-    cuda::ops::dense_linear(ref(w.wgate), 1, view(x), view(score), false, 1.0f, nullptr);
+    cuda::ops::dense_linear(ref(w.wkv), 1, view(x), view(kv), false, 1.0f, queue());
+    cuda::ops::dense_linear(ref(w.wgate), 1, view(x), view(score), false, 1.0f, queue());
     if (planted(kApeRowOffByOne)) {
       std::vector<int64_t> next(positions.begin(), positions.end());
       for (auto& pos : next) ++pos;
-      cuda::ops::add_position_bias(ref(w.ape), p.ratio, stage(next), view(score), nullptr);
+      cuda::ops::add_position_bias(ref(w.ape), p.ratio, stage(next), view(score), queue());
       return;
     }
-    cuda::ops::add_position_bias(ref(w.ape), p.ratio, stage(positions), view(score), nullptr);
+    cuda::ops::add_position_bias(ref(w.ape), p.ratio, stage(positions), view(score), queue());
   }
   void compress_pool(CompressParams p, const Tensor& kv_ring, const Tensor& score_ring,
                      std::span<const CompressRow> rows, const Tensor& out) override {
     std::vector<int64_t> pairs;
     for (const auto& r : rows) pairs.insert(pairs.end(), {int64_t(r.slot), r.group});
     cuda::ops::compress_pool(p.ratio, p.width, p.overlap, p.ring_rows, view(kv_ring), view(score_ring), stage(pairs),
-                             int64_t(rows.size()), view(out), nullptr);
+                             int64_t(rows.size()), view(out), queue());
   }
 
   void indexer_topk(IndexerParams p, const Tensor& q, const Tensor& w, const Tensor& index_rows,
@@ -287,7 +284,7 @@ class CudaBackend final : public Backend {
     auto* scratch = static_cast<float*>(indexer_scratch_.get(size_t(cuda::ops::indexer_scratch_floats(a, q.rows)) * 4));
     cuda::ops::indexer_topk(a, view(q), view(w), view(index_rows), stage_rows(rows), view(selected),
                             margin ? static_cast<float*>(margin->data) : nullptr, margin ? margin->stride : 0, scratch,
-                            nullptr);
+                            queue());
   }
 
   void attention(AttentionParams p, const Tensor& q, const Tensor& ring, const Tensor& compressed,
@@ -307,14 +304,14 @@ class CudaBackend final : public Backend {
                                      plant == kPaddingReadsRow0};
     const cuda::ops::View sel = selected ? view(*selected) : cuda::ops::View{};
     cuda::ops::attention(a, view(q), view(ring), view(compressed), selected ? &sel : nullptr, ref(sinks),
-                         stage_rows(rows), view(out), nullptr);
+                         stage_rows(rows), view(out), queue());
   }
 
   void route(RouterParams p, const RouterWeights& w, const Tensor& x, std::span<const int32_t> tokens,
              const Tensor& ids, const Tensor& weights, const Tensor* margin) override {
     auto* logits = static_cast<float*>(route_scratch_.get(size_t(x.rows * p.experts) * 4));
     const cuda::ops::View lv{logits, x.rows, p.experts, p.experts};
-    cuda::ops::dense_linear(ref(w.gate), 1, view(x), lv, false, 1.0f, nullptr);
+    cuda::ops::dense_linear(ref(w.gate), 1, view(x), lv, false, 1.0f, queue());
     const ControlId plant = planted_control();
     std::vector<int32_t> next_tokens;
     if (plant == kHashReadsNextToken)
@@ -322,7 +319,7 @@ class CudaBackend final : public Backend {
     const float route_scale = plant == kRouteScaleSkipped ? 1.0f : float(p.route_scale);
     cuda::ops::route({p.experts, p.topk, route_scale, p.hash}, lv, ref(w.bias), ref(w.tid2eid),
                      next_tokens.empty() ? stage(tokens) : stage(next_tokens), view(ids), view(weights),
-                     margin ? static_cast<float*>(margin->data) : nullptr, margin ? margin->stride : 0, nullptr);
+                     margin ? static_cast<float*>(margin->data) : nullptr, margin ? margin->stride : 0, queue());
   }
 
   void routed_experts(ExpertParams p, std::span<const ExpertWeights> experts, const Tensor& x, const Tensor& ids,
@@ -341,7 +338,7 @@ class CudaBackend final : public Backend {
     io.round_bf16 = false;
     cuda::fp4_experts(v, io, x.rows, {static_cast<const int32_t*>(ids.data), static_cast<const float*>(weights.data),
                                       int32_t(ids.cols)},
-                      ws, 0, nullptr);
+                      ws, 0, queue());
   }
 
   void shared_expert(ExpertParams p, const ExpertWeights& w, const Tensor& x, const Tensor& out) override {
@@ -352,12 +349,12 @@ class CudaBackend final : public Backend {
     linear(fp8, w.w1, x, ta);
     linear(fp8, w.w3, x, tb);
     const float limit = planted(kSharedClamped) ? 10.0f : float(p.swiglu_limit);
-    cuda::ops::swiglu(view(ta), view(tb), limit, view(ta), nullptr);
+    cuda::ops::swiglu(view(ta), view(tb), limit, view(ta), queue());
     linear(fp8, w.w2, ta, out);
   }
 
   void add(const Tensor& a, const Tensor& b, const Tensor& out) override {
-    cuda::ops::add(view(a), view(b), view(out), nullptr);
+    cuda::ops::add(view(a), view(b), view(out), queue());
   }
 
  private:
@@ -369,13 +366,12 @@ class CudaBackend final : public Backend {
     return weights_.back().get();
   }
 
-  // Host metadata -> device memory the next launch reads, without waiting for the device: copied into a pinned
-  // slot and sent with cudaMemcpyAsync on the default stream, which orders it after every earlier launch (so a
-  // slot's device bytes are overwritten only once their last reader ran) and before the launch that reads it.
+  // Host metadata -> device memory the queued launches read: kept in the queue's pinned staging and sent at the
+  // flush, before the launches (launch_queue.h).
   template <typename T>
   const T* stage(std::span<const T> host) {
     if (host.empty()) return nullptr;
-    return static_cast<const T*>(staging_[staging_next_++ % staging_.size()].send(host.data(), host.size_bytes()));
+    return static_cast<const T*>(queue_->stage(host.data(), host.size_bytes()));
   }
   template <typename T>
   const T* stage(const std::vector<T>& host) { return stage(std::span<const T>(host)); }
@@ -438,10 +434,13 @@ class CudaBackend final : public Backend {
     return v;
   }
 
+  cuda::Stream queue() { return cuda::Stream(queue_.get()); }
+
+  // Declared first: destroyed last, after the destructor flushed it (buffers handed out keep it alive).
+  std::shared_ptr<cuda::LaunchQueue> queue_ = std::make_shared<cuda::LaunchQueue>(graphs_enabled());
   std::vector<cuda::DeviceBuffer> weights_;
-  std::array<StagingSlot, 64> staging_;  // the host runs at most this many stagings ahead of the device
-  size_t staging_next_ = 0;
-  Scratch fp8_workspace_, fp8_arrivals_, experts_workspace_, indexer_scratch_, route_scratch_, shared_scratch_, hc_scratch_;
+  Scratch fp8_workspace_{*queue_}, fp8_arrivals_{*queue_}, experts_workspace_{*queue_}, indexer_scratch_{*queue_},
+      route_scratch_{*queue_}, shared_scratch_{*queue_}, hc_scratch_{*queue_};
   std::map<std::tuple<int64_t, double, double, int64_t, double, double>, cuda::DeviceBuffer> freqs_;
   std::map<const ExpertWeights*, cuda::DeviceBuffer> expert_tables_;
 };

@@ -5,7 +5,9 @@
 #include "kernels/cuda/fp4_experts.h"
 #include "kernels/cuda/fp4_widen.h"
 #include "kernels/cuda/fp8_linear.h"
+#include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/mma_fp8.cuh"
+#include "kernels/cuda/zero.h"
 
 namespace plumb::cuda {
 namespace {
@@ -344,16 +346,15 @@ __global__ void fill_tables(const uint8_t* w13, const uint8_t* s13, const uint8_
 }
 
 template <bool TWO>
-void launch_pass(const PassArgs& a, int64_t max_active, int rows_per_pass, cudaStream_t s) {
+void launch_pass(const PassArgs& a, int64_t max_active, int rows_per_pass, Stream s) {
   const int64_t warps = max_active * a.tiles * a.splits;
   const unsigned blocks = unsigned((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
   switch (rows_per_pass) {
-    case 8: experts_pass_kernel<1, TWO><<<blocks, kWarpsPerBlock * 32, 0, s>>>(a); break;
-    case 16: experts_pass_kernel<2, TWO><<<blocks, kWarpsPerBlock * 32, 0, s>>>(a); break;
-    case 32: experts_pass_kernel<4, TWO><<<blocks, kWarpsPerBlock * 32, 0, s>>>(a); break;
+    case 8: launch(s, "experts_pass", experts_pass_kernel<1, TWO>, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
+    case 16: launch(s, "experts_pass", experts_pass_kernel<2, TWO>, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
+    case 32: launch(s, "experts_pass", experts_pass_kernel<4, TWO>, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
     default: fail("fp4_experts: rows_per_pass must be 8, 16 or 32, got {}", rows_per_pass);
   }
-  PLUMB_CUDA_LAUNCHED("experts_pass");
 }
 
 }  // namespace
@@ -367,16 +368,15 @@ size_t fp4_experts_workspace_bytes(const Fp4ExpertsView& w, int64_t rows, int32_
          align256(size_t(pairs * w.hidden) * 2);
 }
 
-void fp4_experts_workspace_init(void* workspace, const Fp4ExpertsView& w, void* stream) {
-  PLUMB_CUDA_CHECK(cudaMemsetAsync(workspace, 0, arrival_count(w) * 4, cudaStream_t(stream)));
+void fp4_experts_workspace_init(void* workspace, const Fp4ExpertsView& w, Stream stream) {
+  zero_async(stream, workspace, arrival_count(w) * 4);
 }
 
 void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, const ExpertRoutingView& routing,
-                 void* workspace, int rows_per_pass, void* stream) {
+                 void* workspace, int rows_per_pass, Stream stream) {
   if (rows == 0) return;
   PLUMB_CHECK(routing.top_k >= 1 && routing.top_k <= kMaxTopK && w.experts <= kListThreads);
   PLUMB_CHECK(w.hidden % 128 == 0 && w.inter % 128 == 0);
-  auto s = cudaStream_t(stream);
   const int64_t pairs = rows * routing.top_k;
   const Workspace ws = carve(workspace, w, rows, pairs);
   // Passes of 8 up to 16 rows: measured faster than passes of 16 at 16 rows (same 6 experts 145 vs 155 us, rows
@@ -395,8 +395,8 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
     PLUMB_CHECK(io.x_stride == 0 || io.x_stride == w.hidden);
     act_quant_e4m3(static_cast<const uint16_t*>(io.x), rows, w.hidden, ws.xq, ws.xs, stream);
   }
-  build_expert_lists<<<1, kListThreads, 0, s>>>(routing.ids, pairs, int(w.experts), ws);
-  PLUMB_CUDA_LAUNCHED("build_expert_lists");
+  launch(stream, "build_expert_lists", build_expert_lists, dim3(1), dim3(kListThreads), 0, routing.ids, pairs,
+         int(w.experts), ws);
 
   PassArgs up{};
   up.ws = ws;
@@ -416,7 +416,7 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   up.limit = limit;
   up.out = ws.h;
   up.control = control;
-  launch_pass<true>(up, max_active, rows_per_pass, s);
+  launch_pass<true>(up, max_active, rows_per_pass, stream);
   act_quant_e4m3(ws.h, pairs, w.inter, ws.hq, ws.hs, stream);
 
   PassArgs down = up;
@@ -432,12 +432,11 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   down.xs = ws.hs;
   down.by_row = false;
   down.out = ws.o;
-  launch_pass<false>(down, max_active, rows_per_pass, s);
+  launch_pass<false>(down, max_active, rows_per_pass, stream);
 
   const int64_t count = rows * w.hidden;
-  combine_kernel<<<unsigned((count + 255) / 256), 256, 0, s>>>(ws.o, routing.ids, routing.top_k, shared, rows,
-                                                              w.hidden, io.y, io.y_f32, io.round_bf16);
-  PLUMB_CUDA_LAUNCHED("combine");
+  launch(stream, "combine", combine_kernel, dim3(unsigned((count + 255) / 256)), dim3(256), 0, ws.o, routing.ids,
+         routing.top_k, shared, rows, w.hidden, io.y, io.y_f32, io.round_bf16);
 }
 
 void* make_fp4_expert_tables(const uint8_t* w13_codes, const uint8_t* w13_scales, const uint8_t* w2_codes,

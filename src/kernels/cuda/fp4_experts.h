@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/cuda/launch.h"
+
 namespace plumb::cuda {
 
 // Bytes of a [rows, cols] FP4 matrix (cols values per row) after shuffle_fp4_matrix, codes and scales.
@@ -57,12 +59,12 @@ struct ExpertsIo {
 // Device scratch for a call with `rows` rows; zero it once with fp4_experts_workspace_init (calls keep its
 // split arrival counters at zero).
 size_t fp4_experts_workspace_bytes(const Fp4ExpertsView& w, int64_t rows, int32_t top_k);
-void fp4_experts_workspace_init(void* workspace, const Fp4ExpertsView& w, void* stream);
+void fp4_experts_workspace_init(void* workspace, const Fp4ExpertsView& w, Stream stream);
 
 // y [rows, hidden] = sum over each row's experts (ascending id) + shared.
 // rows_per_pass: 8, 16 or 32 rows share a weight pass (0: chosen by row count); every choice gives the same bits.
 void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, const ExpertRoutingView& routing,
-                 void* workspace, int rows_per_pass, void* stream);
+                 void* workspace, int rows_per_pass, Stream stream);
 
 // Device pointer tables for experts stored back to back (matrix e at base + e * stride): a helper for tests and
 // synth. Returns a device buffer holding the six tables; `view` points into it.

@@ -3,7 +3,9 @@
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/fp8_linear.h"
+#include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/mma_fp8.cuh"
+#include "kernels/cuda/zero.h"
 
 namespace plumb::cuda {
 namespace {
@@ -198,30 +200,29 @@ size_t fp8_linear_workspace_bytes(int64_t n, int64_t k, int64_t rows) {
          (s > 1 ? align256(size_t(s) * size_t(rows * n) * sizeof(float)) : 0);
 }
 
-void fp8_linear_workspace_init(void* workspace, int64_t n, void* stream) {
-  PLUMB_CUDA_CHECK(cudaMemsetAsync(workspace, 0, size_t(n / 16) * sizeof(unsigned), cudaStream_t(stream)));
+void fp8_linear_workspace_init(void* workspace, int64_t n, Stream stream) {
+  zero_async(stream, workspace, size_t(n / 16) * sizeof(unsigned));
 }
 
-void act_quant_e4m3(const uint16_t* x, int64_t rows, int64_t k, uint8_t* codes, float* scales, void* stream) {
+void act_quant_e4m3(const uint16_t* x, int64_t rows, int64_t k, uint8_t* codes, float* scales, Stream stream) {
   const int64_t items = rows * (k / 128);
   if (items == 0) return;
   const int64_t blocks = (items + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  act_quant_kernel<<<unsigned(blocks), kWarpsPerBlock * 32, 0, cudaStream_t(stream)>>>(x, k, rows, k, codes, scales);
-  PLUMB_CUDA_LAUNCHED("act_quant");
+  launch(stream, "act_quant", act_quant_kernel<uint16_t>, dim3(unsigned(blocks)), dim3(kWarpsPerBlock * 32), 0, x, k,
+         rows, k, codes, scales);
 }
 
 void act_quant_e4m3_f32(const float* x, int64_t x_stride, int64_t rows, int64_t k, uint8_t* codes, float* scales,
-                        void* stream) {
+                        Stream stream) {
   const int64_t items = rows * (k / 128);
   if (items == 0) return;
   const int64_t blocks = (items + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  act_quant_kernel<<<unsigned(blocks), kWarpsPerBlock * 32, 0, cudaStream_t(stream)>>>(x, x_stride ? x_stride : k, rows,
-                                                                                       k, codes, scales);
-  PLUMB_CUDA_LAUNCHED("act_quant");
+  launch(stream, "act_quant", act_quant_kernel<float>, dim3(unsigned(blocks)), dim3(kWarpsPerBlock * 32), 0, x,
+         x_stride ? x_stride : k, rows, k, codes, scales);
 }
 
 void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* workspace, int rows_per_pass,
-                void* stream) {
+                Stream stream) {
   if (rows == 0) return;
   PLUMB_CHECK(w.n % 16 == 0 && w.k % 128 == 0 && w.k >= 128);
   auto* base = static_cast<uint8_t*>(workspace);
@@ -247,18 +248,16 @@ void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* 
   if (rows_per_pass == 0) rows_per_pass = rows <= 8 ? 8 : rows <= 16 ? 16 : 32;
   const int64_t warps = (w.n / 16) * a.splits;
   const unsigned blocks = unsigned((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
-  auto s = cudaStream_t(stream);
   switch (rows_per_pass) {
-    case 8: fp8_linear_kernel<1><<<blocks, kWarpsPerBlock * 32, 0, s>>>(a); break;
-    case 16: fp8_linear_kernel<2><<<blocks, kWarpsPerBlock * 32, 0, s>>>(a); break;
-    case 32: fp8_linear_kernel<4><<<blocks, kWarpsPerBlock * 32, 0, s>>>(a); break;
+    case 8: launch(stream, "fp8_linear", fp8_linear_kernel<1>, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
+    case 16: launch(stream, "fp8_linear", fp8_linear_kernel<2>, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
+    case 32: launch(stream, "fp8_linear", fp8_linear_kernel<4>, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
     default: fail("fp8_linear: rows_per_pass must be 8, 16 or 32, got {}", rows_per_pass);
   }
-  PLUMB_CUDA_LAUNCHED("fp8_linear");
 }
 
 void fp8_linear(const Fp8WeightView& w, const uint16_t* x, int64_t rows, uint16_t* y, void* workspace,
-                int rows_per_pass, void* stream) {
+                int rows_per_pass, Stream stream) {
   LinearIo io;
   io.x = x;
   io.y = y;

@@ -5,11 +5,14 @@
 // Row invariance: output features are the MMA's M, rows its N; every row, whatever its neighbours or the row
 // count, goes through the same instructions in the same K order, and K is split into a number of pieces fixed by
 // the weight's shape (never by the row count), summed in ascending order. Padding rows are computed, never written.
-// Plain C++ header: device pointers are passed as plain pointers; `stream` is a cudaStream_t (0: default).
+// Plain C++ header: device pointers are passed as plain pointers; `stream` is a Stream (a CUDA stream or a
+// LaunchQueue, see launch.h; nullptr: the default stream).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+
+#include "kernels/cuda/launch.h"
 
 namespace plumb::cuda {
 
@@ -24,13 +27,13 @@ int fp8_linear_splits(int64_t n, int64_t k);
 // Device scratch a call with `rows` rows needs (arrival counters, quantized activations, partials). Zero it once with
 // fp8_linear_workspace_init before the first call; every call leaves the counters at zero again.
 size_t fp8_linear_workspace_bytes(int64_t n, int64_t k, int64_t rows);
-void fp8_linear_workspace_init(void* workspace, int64_t n, void* stream);
+void fp8_linear_workspace_init(void* workspace, int64_t n, Stream stream);
 
 // Quantizes activations x [rows, k] (bf16 bits, or float32 holding bf16 values; rows `x_stride` elements apart,
 // 0: k) per 128 to e4m3 codes [rows, k] and float scales [rows, k/128].
-void act_quant_e4m3(const uint16_t* x, int64_t rows, int64_t k, uint8_t* codes, float* scales, void* stream);
+void act_quant_e4m3(const uint16_t* x, int64_t rows, int64_t k, uint8_t* codes, float* scales, Stream stream);
 void act_quant_e4m3_f32(const float* x, int64_t x_stride, int64_t rows, int64_t k, uint8_t* codes, float* scales,
-                        void* stream);
+                        Stream stream);
 
 // Where a linear reads and writes: bf16 bits or float32, with row strides (0: packed). The output is
 // round(round(acc) * output_scale) with round = bf16 rounding when round_bf16, else the float32 accumulator.
@@ -51,8 +54,8 @@ struct LinearIo {
 // `rows_per_pass` picks the variant (8, 16 or 32 rows share each weight load; 0 picks by row count); every
 // variant gives the same bits.
 void fp8_linear(const Fp8WeightView& w, const uint16_t* x, int64_t rows, uint16_t* y, void* workspace,
-                int rows_per_pass, void* stream);
+                int rows_per_pass, Stream stream);
 void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* workspace, int rows_per_pass,
-                void* stream);
+                Stream stream);
 
 }  // namespace plumb::cuda

@@ -7,6 +7,7 @@
 
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/ops_common.cuh"
 
 namespace plumb::cuda::ops {
@@ -331,16 +332,15 @@ __global__ void route_kernel(RouterArgs p, View logits, WeightRef bias, WeightRe
 
 void add_position_bias(const WeightRef& ape, int64_t ratio, const int64_t* positions, View score, Stream s) {
   if (score.rows == 0) return;
-  position_bias_kernel<<<unsigned(score.rows), 256, 0, cudaStream_t(s)>>>(ape, ratio, positions, score);
-  PLUMB_CUDA_LAUNCHED("position_bias");
+  launch(s, "position_bias", position_bias_kernel, dim3(unsigned(score.rows)), dim3(256), 0, ape, ratio, positions,
+         score);
 }
 
 void compress_pool(int64_t ratio, int64_t width, bool overlap, int64_t ring_rows, View kv_ring, View score_ring,
                    const int64_t* rows, int64_t count, View out, Stream s) {
   if (count == 0) return;
-  compress_pool_kernel<<<unsigned(count), 128, 0, cudaStream_t(s)>>>(ratio, width, overlap, ring_rows, kv_ring,
-                                                                     score_ring, rows, out, kernels::planted(kLastEntryDropped));
-  PLUMB_CUDA_LAUNCHED("compress_pool");
+  launch(s, "compress_pool", compress_pool_kernel, dim3(unsigned(count)), dim3(128), 0, ratio, width, overlap, ring_rows,
+         kv_ring, score_ring, rows, out, kernels::planted(kLastEntryDropped));
 }
 
 int64_t indexer_scratch_floats(const IndexerArgs& p, int64_t rows) { return rows * p.rows_per_slot; }
@@ -358,15 +358,13 @@ void indexer_topk(const IndexerArgs& p, View q, View w, View index_rows, const i
   if (query_bytes > 48 * 1024)
     PLUMB_CUDA_CHECK(cudaFuncSetAttribute(indexer_scores_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           int(query_bytes)));
-  indexer_scores_kernel<<<dim3(unsigned(q.rows), unsigned(std::max<int64_t>(by, 1))), kScoreWarps * 32, query_bytes,
-                          cudaStream_t(s)>>>(p, q, w, index_rows, token_rows, scratch);
-  PLUMB_CUDA_LAUNCHED("indexer_scores");
+  launch(s, "indexer_scores", indexer_scores_kernel, dim3(unsigned(q.rows), unsigned(std::max<int64_t>(by, 1))),
+         dim3(kScoreWarps * 32), query_bytes, p, q, w, index_rows, token_rows, scratch);
   const size_t smem = size_t(n2) * (sizeof(float) + sizeof(int32_t));
   if (smem > 48 * 1024)
     PLUMB_CUDA_CHECK(cudaFuncSetAttribute(indexer_select_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  indexer_select_kernel<<<unsigned(q.rows), 512, smem, cudaStream_t(s)>>>(p, token_rows, scratch, selected, margin,
-                                                                          margin_stride, n2);
-  PLUMB_CUDA_LAUNCHED("indexer_select");
+  launch(s, "indexer_select", indexer_select_kernel, dim3(unsigned(q.rows)), dim3(512), smem, p, token_rows, scratch,
+         selected, margin, margin_stride, n2);
 }
 
 void attention(const AttentionArgs& p, View q, View ring, View compressed, const View* selected, const WeightRef& sinks,
@@ -375,18 +373,16 @@ void attention(const AttentionArgs& p, View q, View ring, View compressed, const
   PLUMB_CHECK(p.block >= 1 && p.block <= kMaxAttentionBlock);
   const size_t smem = size_t(3 * p.block + p.head_dim) * sizeof(float);
   const dim3 grid(unsigned(q.rows), unsigned(p.heads));
-  attention_kernel<<<grid, kAttentionThreads, smem, cudaStream_t(s)>>>(p, q, ring, compressed, selected ? *selected : View{},
-                                                         selected != nullptr, sinks, token_rows, out);
-  PLUMB_CUDA_LAUNCHED("attention");
+  launch(s, "attention", attention_kernel, grid, dim3(kAttentionThreads), smem, p, q, ring, compressed,
+         selected ? *selected : View{}, selected != nullptr, sinks, token_rows, out);
 }
 
 void route(const RouterArgs& p, View logits, const WeightRef& bias, const WeightRef& tid2eid, const int32_t* tokens,
            View ids, View weights, float* margin, int64_t margin_stride, Stream s) {
   PLUMB_CHECK(p.topk >= 1 && p.topk <= 16 && p.topk <= p.experts && p.experts <= kMaxRoutedExperts);
   if (logits.rows == 0) return;
-  route_kernel<<<unsigned(logits.rows), kRouteThreads, 0, cudaStream_t(s)>>>(p, logits, bias, tid2eid, tokens, ids,
-                                                                            weights, margin, margin_stride);
-  PLUMB_CUDA_LAUNCHED("route");
+  launch(s, "route", route_kernel, dim3(unsigned(logits.rows)), dim3(kRouteThreads), 0, p, logits, bias, tid2eid, tokens,
+         ids, weights, margin, margin_stride);
 }
 
 }  // namespace plumb::cuda::ops

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "kernels/cuda/launch.h"
+
 namespace plumb::cuda::ops {
 
 // A weight where the GPU can read it. format: 0 fp8_blocks, 1 fp4_blocks, 2 bf16, 3 f32, 4 i64 (kernels::WeightFormat).
@@ -21,8 +23,6 @@ struct View {
   void* data = nullptr;
   int64_t rows = 0, cols = 0, stride = 0;
 };
-
-using Stream = void*;
 
 // y = W x without activation quantization (bf16 or fp8 weights; grouped when groups > 1); the float32 dot product
 // rounded to bf16 (round_bf16) or kept, then times output_scale (rounded again).

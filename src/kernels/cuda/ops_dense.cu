@@ -5,6 +5,7 @@
 
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/ops_common.cuh"
 
 namespace plumb::cuda::ops {
@@ -280,78 +281,72 @@ void dense_linear(const WeightRef& w, int64_t groups, View x, View y, bool round
   const int threads = 256;
   const int64_t blocks = std::min<int64_t>((w.rows + 7) / 8, 65535);
   if (w.format == 2 && w.cols % 8 == 0) {
-    dense_linear_vector_kernel<2><<<unsigned(blocks), threads, 0, cudaStream_t(s)>>>(w, groups, x, y, round_bf16, output_scale);
+    launch(s, "dense_linear", dense_linear_vector_kernel<2>, dim3(unsigned(blocks)), dim3(threads), 0, w, groups, x, y,
+           round_bf16, output_scale);
   } else if (w.format == 0 && w.cols % 8 == 0) {
-    dense_linear_vector_kernel<0><<<unsigned(blocks), threads, 0, cudaStream_t(s)>>>(w, groups, x, y, round_bf16, output_scale);
+    launch(s, "dense_linear", dense_linear_vector_kernel<0>, dim3(unsigned(blocks)), dim3(threads), 0, w, groups, x, y,
+           round_bf16, output_scale);
   } else {
-    dense_linear_kernel<<<unsigned(blocks), threads, 0, cudaStream_t(s)>>>(w, groups, x, y, round_bf16, output_scale);
+    launch(s, "dense_linear", dense_linear_kernel, dim3(unsigned(blocks)), dim3(threads), 0, w, groups, x, y, round_bf16,
+           output_scale);
   }
-  PLUMB_CUDA_LAUNCHED("dense_linear");
 }
 
 void embed(const WeightRef& table, const int32_t* tokens, int64_t copies, View out, Stream s) {
   if (out.rows == 0) return;
-  embed_kernel<<<unsigned(out.rows), 256, 0, cudaStream_t(s)>>>(table, tokens, copies, out);
-  PLUMB_CUDA_LAUNCHED("embed");
+  launch(s, "embed", embed_kernel, dim3(unsigned(out.rows)), dim3(256), 0, table, tokens, copies, out);
 }
 
 void rms_norm(const WeightRef& w, double eps, View x, View y, Stream s) {
   if (x.rows == 0) return;
-  rms_norm_kernel<<<unsigned(x.rows), 256, 0, cudaStream_t(s)>>>(w, float(eps), x, y);
-  PLUMB_CUDA_LAUNCHED("rms_norm");
+  launch(s, "rms_norm", rms_norm_kernel, dim3(unsigned(x.rows)), dim3(256), 0, w, float(eps), x, y);
 }
 
 void head_rms_norm(int64_t heads, int64_t head_dim, double eps, View x, Stream s) {
   if (x.rows == 0) return;
   const bool first_head_scale = kernels::planted(kFirstHeadScale);
   const int64_t per_block = first_head_scale ? heads : 1;
-  head_rms_norm_kernel<<<dim3(unsigned(x.rows), unsigned(heads / per_block)), 128, 0, cudaStream_t(s)>>>(
-      head_dim, per_block, float(eps), first_head_scale, x);
-  PLUMB_CUDA_LAUNCHED("head_rms_norm");
+  launch(s, "head_rms_norm", head_rms_norm_kernel, dim3(unsigned(x.rows), unsigned(heads / per_block)), dim3(128), 0,
+         head_dim, per_block, float(eps), first_head_scale, x);
 }
 
 void rope(int64_t head_dim, int64_t rope_dims, bool inverse, const float* freqs, const int64_t* positions, View x,
           Stream s) {
   if (x.rows == 0) return;
-  rope_kernel<<<unsigned(x.rows), 256, 0, cudaStream_t(s)>>>(head_dim, rope_dims, inverse, freqs, positions, x);
-  PLUMB_CUDA_LAUNCHED("rope");
+  launch(s, "rope", rope_kernel, dim3(unsigned(x.rows)), dim3(256), 0, head_dim, rope_dims, inverse, freqs, positions, x);
 }
 
 void quant_sim(int format, int64_t block, int64_t col_begin, int64_t col_end, View x, Stream s) {
   if (x.rows == 0 || col_end <= col_begin) return;
   const dim3 grid(unsigned(x.rows), unsigned((col_end - col_begin) / block));
-  quant_sim_kernel<<<grid, 32 * unsigned((block + 31) / 32), 0, cudaStream_t(s)>>>(
-      format, block, col_begin, x, kernels::planted(kScaleExponentOffByOne) ? 1 : 0);
-  PLUMB_CUDA_LAUNCHED("quant_sim");
+  launch(s, "quant_sim", quant_sim_kernel, grid, dim3(32 * unsigned((block + 31) / 32)), 0, format, block, col_begin, x,
+         kernels::planted(kScaleExponentOffByOne) ? 1 : 0);
 }
 
 void hadamard(int64_t size, View x, Stream s) {
   if (x.rows == 0) return;
   const dim3 grid(unsigned(x.rows), unsigned(x.cols / size));
-  hadamard_kernel<<<grid, 64, size_t(size) * sizeof(float), cudaStream_t(s)>>>(
-      size, kernels::planted(kLastStageSkipped), x);
-  PLUMB_CUDA_LAUNCHED("hadamard");
+  launch(s, "hadamard", hadamard_kernel, grid, dim3(64), size_t(size) * sizeof(float), size,
+         kernels::planted(kLastStageSkipped), x);
 }
 
 void add(View a, View b, View out, Stream s) {
   const int64_t n = out.rows * out.cols;
   if (n == 0) return;
-  add_kernel<<<blocks_for(n, 256), 256, 0, cudaStream_t(s)>>>(a, b, kernels::planted(kRepeatSkipped), out);
-  PLUMB_CUDA_LAUNCHED("add");
+  launch(s, "add", add_kernel, dim3(blocks_for(n, 256)), dim3(256), 0, a, b, kernels::planted(kRepeatSkipped), out);
 }
 
 void swiglu(View a, View b, float limit, View out, Stream s) {
   const int64_t n = out.rows * out.cols;
   if (n == 0) return;
-  swiglu_kernel<<<blocks_for(n, 256), 256, 0, cudaStream_t(s)>>>(a, b, limit, out);
-  PLUMB_CUDA_LAUNCHED("swiglu");
+  launch(s, "swiglu", swiglu_kernel, dim3(blocks_for(n, 256)), dim3(256), 0, a, b, limit, out);
 }
 
 void copy_rows(View src, const int64_t* src_rows, View dst, const int64_t* dst_rows, int64_t count, int element_bytes,
                Stream s) {
   if (count == 0) return;
-  copy_rows_kernel<<<unsigned(count), 256, 0, cudaStream_t(s)>>>(src, src_rows, dst, dst_rows, element_bytes);
-  PLUMB_CUDA_LAUNCHED("copy_rows");
+  launch(s, "copy_rows", copy_rows_kernel, dim3(unsigned(count)), dim3(256), 0, src, src_rows, dst, dst_rows,
+         element_bytes);
 }
 
 }  // namespace plumb::cuda::ops

@@ -1,6 +1,7 @@
 // CUDA backend mHC ops (dsv4-forward.md section 6): mixes as fixed-order block dot products, the small scalar work
 // (sigmoids, Sinkhorn) on one thread in the CPU backend's order, and the collapse / post mixes per element.
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/ops_common.cuh"
 
 namespace plumb::cuda::ops {
@@ -117,27 +118,23 @@ void hc_pre(const HcArgs& p, const WeightRef& fn, const WeightRef& base, const W
   PLUMB_CHECK((2 + p.hc_mult) * p.hc_mult <= kMaxMixes && p.hc_mult <= 16);
   if (x.rows == 0) return;
   const unsigned count = unsigned((2 + p.hc_mult) * p.hc_mult);
-  hc_mix_kernel<<<dim3(unsigned(x.rows), count), kThreads, 0, cudaStream_t(s)>>>(p, fn, x, scratch);
-  PLUMB_CUDA_LAUNCHED("hc_mix");
-  hc_pre_kernel<<<unsigned(x.rows), kThreads, 0, cudaStream_t(s)>>>(p, base, scale, scratch, x, y, post, comb);
-  PLUMB_CUDA_LAUNCHED("hc_pre");
+  launch(s, "hc_mix", hc_mix_kernel, dim3(unsigned(x.rows), count), dim3(kThreads), 0, p, fn, x, scratch);
+  launch(s, "hc_pre", hc_pre_kernel, dim3(unsigned(x.rows)), dim3(kThreads), 0, p, base, scale, scratch, x, y, post,
+         comb);
 }
 
 void hc_post(const HcArgs& p, View f, View x, View post, View comb, View out, Stream s) {
   const int64_t n = x.rows * p.hc_mult * p.hidden;
   if (n == 0) return;
-  hc_post_kernel<<<blocks_for(n, 256), 256, 0, cudaStream_t(s)>>>(p, f, x, post, comb, out);
-  PLUMB_CUDA_LAUNCHED("hc_post");
+  launch(s, "hc_post", hc_post_kernel, dim3(blocks_for(n, 256)), dim3(256), 0, p, f, x, post, comb, out);
 }
 
 void hc_head(const HcArgs& p, const WeightRef& fn, const WeightRef& base, const WeightRef& scale, View x, View y,
              float* scratch, Stream s) {
   PLUMB_CHECK(p.hc_mult <= kMaxMixes);
   if (x.rows == 0) return;
-  hc_mix_kernel<<<dim3(unsigned(x.rows), unsigned(p.hc_mult)), kThreads, 0, cudaStream_t(s)>>>(p, fn, x, scratch);
-  PLUMB_CUDA_LAUNCHED("hc_mix");
-  hc_head_kernel<<<unsigned(x.rows), kThreads, 0, cudaStream_t(s)>>>(p, base, scale, scratch, x, y);
-  PLUMB_CUDA_LAUNCHED("hc_head");
+  launch(s, "hc_mix", hc_mix_kernel, dim3(unsigned(x.rows), unsigned(p.hc_mult)), dim3(kThreads), 0, p, fn, x, scratch);
+  launch(s, "hc_head", hc_head_kernel, dim3(unsigned(x.rows)), dim3(kThreads), 0, p, base, scale, scratch, x, y);
 }
 
 }  // namespace plumb::cuda::ops

@@ -61,6 +61,7 @@ class Dsv4Model final : public model::Model {
   kernels::Numerics numerics() const { return backend_->numerics(); }
   size_t state_bytes() const { return state_->bytes(); }
   size_t scratch_bytes() const { return forward_->scratch().bytes_held(); }
+  std::string launch_summary() const { return backend_->launch_summary(); }  // the backend's (kernels/backend.h)
   // Records the routing and indexer choices (and optionally streams) of the main blocks of later forward() calls
   // (null: stop).
   void set_trace(ForwardTrace* trace) { trace_ = trace; }

@@ -1,0 +1,206 @@
+#include "kernels/cuda/launch_queue.h"
+
+#ifdef PLUMB_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+#include <vector>
+
+#include "base/error.h"
+#include "kernels/cuda/device.h"
+#include "kernels/cuda/launch_tape.h"
+
+namespace plumb::cuda {
+namespace {
+
+constexpr size_t kStagingChunk = 64 << 10;   // bytes per staging chunk (larger stagings get a chunk of their own)
+constexpr size_t kMinGraphLaunches = 16;     // smaller flushes (one op under the op timer) launch directly
+constexpr size_t kMaxGraphs = 32;            // cached graphs, least recently used dropped first
+
+void check(cudaError_t err, const char* what) {
+  if (err != cudaSuccess) fail("CUDA error {} ({}) in {}", cudaGetErrorName(err), cudaGetErrorString(err), what);
+}
+
+cudaKernelNodeParams node_params(const LaunchTape::Entry& e, void* const* args) {
+  cudaKernelNodeParams p{};
+  p.func = const_cast<void*>(e.func);
+  p.gridDim = dim3(e.grid.x, e.grid.y, e.grid.z);
+  p.blockDim = dim3(e.block.x, e.block.y, e.block.z);
+  p.sharedMemBytes = unsigned(e.shared_bytes);
+  p.kernelParams = const_cast<void**>(args);
+  return p;
+}
+
+// Pinned host bytes and their device twin. Device addresses stay put across flushes, so a replayed graph's
+// arguments point at this flush's bytes; the host refills a chunk only once the last flush's copy from it ran.
+class StagingChunk {
+ public:
+  explicit StagingChunk(size_t capacity) : capacity_(capacity), device_(capacity) {
+    check(cudaHostAlloc(&host_, capacity, cudaHostAllocDefault), "cudaHostAlloc");
+    check(cudaEventCreateWithFlags(&sent_, cudaEventDisableTiming), "cudaEventCreate");
+  }
+  ~StagingChunk() {
+    cudaEventDestroy(sent_);
+    cudaFreeHost(host_);
+  }
+  StagingChunk(const StagingChunk&) = delete;
+  StagingChunk& operator=(const StagingChunk&) = delete;
+
+  bool fits(size_t n) const { return used_ + n <= capacity_; }
+  void* put(const void* bytes, size_t n) {
+    if (used_ == 0) check(cudaEventSynchronize(sent_), "staging wait");
+    std::memcpy(static_cast<char*>(host_) + used_, bytes, n);
+    void* at = static_cast<char*>(device_.get()) + used_;
+    used_ += (n + 15) / 16 * 16;
+    return at;
+  }
+  void send() {
+    if (used_ == 0) return;
+    check(cudaMemcpyAsync(device_.get(), host_, used_, cudaMemcpyHostToDevice, cudaStreamLegacy), "staging copy");
+    check(cudaEventRecord(sent_, cudaStreamLegacy), "staging event");
+    used_ = 0;
+  }
+
+ private:
+  size_t capacity_, used_ = 0;
+  void* host_ = nullptr;
+  DeviceBuffer device_;
+  cudaEvent_t sent_ = nullptr;
+};
+
+struct CachedGraph {
+  LaunchTape tape;  // the arguments its nodes hold now
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  std::vector<cudaGraphNode_t> nodes;
+  uint64_t hash = 0, last_used = 0;
+
+  ~CachedGraph() {
+    if (exec) cudaGraphExecDestroy(exec);
+    if (graph) cudaGraphDestroy(graph);
+  }
+};
+
+}  // namespace
+
+struct LaunchQueue::Impl {
+  LaunchTape tape;
+  std::vector<std::unique_ptr<StagingChunk>> chunks;
+  size_t chunk = 0;  // the chunk stage() fills now
+  std::vector<std::unique_ptr<CachedGraph>> graphs;
+  std::unordered_map<uint64_t, int> seen;  // flush shapes seen without a graph
+  uint64_t clock = 0;
+
+  void* stage(const void* bytes, size_t n) {
+    while (chunk < chunks.size() && !chunks[chunk]->fits(n)) ++chunk;
+    if (chunk == chunks.size()) chunks.push_back(std::make_unique<StagingChunk>(std::max(kStagingChunk, n)));
+    return chunks[chunk]->put(bytes, n);
+  }
+
+  void send_staging() {
+    for (auto& c : chunks) c->send();
+    chunk = 0;
+  }
+
+  void launch_directly() {
+    for (size_t i = 0; i < tape.size(); ++i) {
+      const LaunchTape::Entry& e = tape.entry(i);
+      const cudaError_t err = cudaLaunchKernel(e.func, dim3(e.grid.x, e.grid.y, e.grid.z),
+                                               dim3(e.block.x, e.block.y, e.block.z), const_cast<void**>(tape.args(i)),
+                                               e.shared_bytes, cudaStreamLegacy);
+      if (err != cudaSuccess) fail("CUDA error {} launching {}", cudaGetErrorString(err), e.name);
+    }
+  }
+
+  CachedGraph* find(uint64_t hash) {
+    for (auto& g : graphs)
+      if (g->hash == hash && g->tape.same_shape(tape)) return g.get();
+    return nullptr;
+  }
+
+  // Brings the graph's nodes to this tape's arguments, then launches it; returns the nodes it updated.
+  int64_t replay(CachedGraph& g) {
+    int64_t updated = 0;
+    for (size_t i = 0; i < tape.size(); ++i) {
+      if (g.tape.same_args(i, tape)) continue;
+      const cudaKernelNodeParams p = node_params(tape.entry(i), tape.args(i));
+      check(cudaGraphExecKernelNodeSetParams(g.exec, g.nodes[i], &p), tape.entry(i).name);
+      g.tape.copy_args(i, tape);
+      ++updated;
+    }
+    g.last_used = ++clock;
+    check(cudaGraphLaunch(g.exec, cudaStreamLegacy), "cudaGraphLaunch");
+    return updated;
+  }
+
+  void build(uint64_t hash) {
+    if (graphs.size() == kMaxGraphs) {
+      auto oldest = std::min_element(graphs.begin(), graphs.end(),
+                                     [](const auto& a, const auto& b) { return a->last_used < b->last_used; });
+      graphs.erase(oldest);
+    }
+    auto g = std::make_unique<CachedGraph>();
+    g->hash = hash;
+    g->tape = tape;
+    check(cudaGraphCreate(&g->graph, 0), "cudaGraphCreate");
+    g->nodes.resize(tape.size());
+    for (size_t i = 0; i < tape.size(); ++i) {  // a chain: each kernel after the one before, as on a stream
+      const cudaKernelNodeParams p = node_params(tape.entry(i), tape.args(i));
+      check(cudaGraphAddKernelNode(&g->nodes[i], g->graph, i ? &g->nodes[i - 1] : nullptr, i ? 1 : 0, &p),
+            tape.entry(i).name);
+    }
+    check(cudaGraphInstantiate(&g->exec, g->graph, 0), "cudaGraphInstantiate");
+    g->last_used = ++clock;
+    check(cudaGraphLaunch(g->exec, cudaStreamLegacy), "cudaGraphLaunch");
+    graphs.push_back(std::move(g));
+  }
+};
+
+LaunchQueue::LaunchQueue(bool graphs) : impl_(std::make_unique<Impl>()), graphs_(graphs) {}
+
+LaunchQueue::~LaunchQueue() = default;  // the owner flushes first: unflushed launches are dropped
+
+void LaunchQueue::record(const KernelCall& call) {
+  impl_->tape.record(call);
+  ++stats_.launches;
+}
+
+void* LaunchQueue::stage(const void* bytes, size_t n) { return n ? impl_->stage(bytes, n) : nullptr; }
+
+void LaunchQueue::flush() {
+  Impl& q = *impl_;
+  q.send_staging();
+  if (q.tape.empty()) return;
+  ++stats_.flushes;
+  if (graphs_ && q.tape.size() >= kMinGraphLaunches) {
+    const uint64_t hash = q.tape.shape_hash();
+    if (CachedGraph* g = q.find(hash)) {
+      stats_.nodes_updated += q.replay(*g);
+      ++stats_.graph_replays;
+    } else if (++q.seen[hash] >= 2) {  // a shape seen twice is likely to come again (a decode round)
+      if (q.seen.size() > 4096) q.seen.clear();
+      q.seen.erase(hash);
+      q.build(hash);
+      ++stats_.graphs_built;
+    } else {
+      q.launch_directly();
+    }
+  } else {
+    q.launch_directly();
+  }
+  q.tape.clear();
+}
+
+void submit(Stream s, const KernelCall& call) {
+  if (s.queue()) return s.queue()->record(call);
+  const cudaError_t err = cudaLaunchKernel(call.func, dim3(call.grid.x, call.grid.y, call.grid.z),
+                                           dim3(call.block.x, call.block.y, call.block.z),
+                                           const_cast<void**>(call.args), call.shared_bytes,
+                                           reinterpret_cast<cudaStream_t>(s.stream()));
+  if (err != cudaSuccess) fail("CUDA error {} launching {}", cudaGetErrorString(err), call.name);
+}
+
+}  // namespace plumb::cuda
+#endif

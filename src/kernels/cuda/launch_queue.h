@@ -1,0 +1,49 @@
+// A LaunchQueue holds a backend's launches until something on the host needs their results (a download, an upload
+// that could overwrite what they read, a free, a synchronize), then runs them in order on the default stream. A
+// flush whose launches have the shape of one seen before (the same kernels with the same grids, the same argument
+// sizes: a decode round with the same rows) replays a CUDA graph built the second time that shape came, after
+// updating only the nodes whose arguments changed, so the host spends about a microsecond per launch where a
+// launch of its own costs several, and the device runs the kernels back to back. Graph or not, the same kernels
+// run with the same arguments in the same order, so the bits cannot change; PLUMB_CUDA_GRAPHS=0 turns graphs off.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "kernels/cuda/launch.h"
+
+namespace plumb::cuda {
+
+struct LaunchQueueStats {
+  int64_t launches = 0;        // kernels recorded
+  int64_t flushes = 0;         // flushes with at least one launch
+  int64_t graph_replays = 0;   // flushes run as a cached graph
+  int64_t graphs_built = 0;    // graphs instantiated (replays included above from the second one on)
+  int64_t nodes_updated = 0;   // kernel nodes whose arguments changed between replays
+};
+
+class LaunchQueue {
+ public:
+  explicit LaunchQueue(bool graphs);
+  ~LaunchQueue();
+  LaunchQueue(const LaunchQueue&) = delete;
+  LaunchQueue& operator=(const LaunchQueue&) = delete;
+
+  void record(const KernelCall& call);
+  // Host bytes the recorded launches read: kept now, sent to the device at the flush; returns their device address.
+  void* stage(const void* bytes, size_t n);
+  // Sends the staged bytes, then runs every recorded launch in order (queued on the default stream; no wait).
+  void flush();
+
+  bool graphs() const { return graphs_; }
+  LaunchQueueStats stats() const { return stats_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  bool graphs_;
+  LaunchQueueStats stats_;
+};
+
+}  // namespace plumb::cuda

@@ -1,0 +1,120 @@
+// The launch tape behind the CUDA graph cache (kernels/cuda/launch_tape.h), checked on any machine: a tape keeps a
+// copy of each launch's argument bytes (so the caller's values may change after record), two tapes of the same
+// kernels, shapes and argument sizes match whatever the argument values, any change of kernel, grid, block, shared
+// bytes or argument size makes them differ, and same_args / copy_args see and carry a one-byte change.
+#include <cstdint>
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include "kernels/cuda/launch_tape.h"
+
+namespace plumb::cuda {
+namespace {
+
+void kernel_a() {}
+void kernel_b() {}
+
+struct Args3 {  // a pointer, a count and a 24-byte struct, as launchers pass them
+  const void* p;
+  int64_t n;
+  struct {
+    double x, y;
+    int32_t z;
+  } s;
+};
+
+void record(LaunchTape& t, const void* func, Args3 a, Dim3 grid = {4, 1, 1}, Dim3 block = {256, 1, 1},
+            size_t shared = 0) {
+  void* args[] = {&a.p, &a.n, &a.s};
+  const uint32_t sizes[] = {sizeof(a.p), sizeof(a.n), sizeof(a.s)};
+  t.record(KernelCall{func, grid, block, shared, args, sizes, 3, "k"});
+}
+
+Args3 args(int64_t n) {
+  Args3 a{};
+  std::memset(&a, 0, sizeof(a));
+  a.p = reinterpret_cast<const void*>(&kernel_a);
+  a.n = n;
+  a.s.x = 1.5;
+  a.s.y = -2;
+  a.s.z = 7;
+  return a;
+}
+
+TEST(LaunchTape, KeepsItsOwnCopyOfEachArgument) {
+  LaunchTape t;
+  Args3 a = args(42);
+  record(t, reinterpret_cast<const void*>(&kernel_a), a);
+  a.n = 99;  // the caller's value changes after the launch was recorded
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t.entry(0).arg_count, 3u);
+  void* const* p = t.args(0);
+  int64_t n = 0;
+  std::memcpy(&n, p[1], sizeof(n));
+  EXPECT_EQ(n, 42);
+  double y = 0;
+  std::memcpy(&y, static_cast<const char*>(p[2]) + 8, sizeof(y));
+  EXPECT_EQ(y, -2.0);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(reinterpret_cast<uintptr_t>(p[i]) % 16, 0u) << i;
+}
+
+TEST(LaunchTape, SameShapeIgnoresArgumentValuesAndSeesEveryShapeChange) {
+  const void* fa = reinterpret_cast<const void*>(&kernel_a);
+  const void* fb = reinterpret_cast<const void*>(&kernel_b);
+  LaunchTape base, values;
+  record(base, fa, args(1));
+  record(base, fb, args(2));
+  record(values, fa, args(10));
+  record(values, fb, args(20));
+  EXPECT_TRUE(base.same_shape(values));
+  EXPECT_EQ(base.shape_hash(), values.shape_hash());
+
+  auto differs = [&](auto change) {
+    LaunchTape t;
+    record(t, fa, args(1));
+    change(t);
+    return !base.same_shape(t);
+  };
+  EXPECT_TRUE(differs([&](LaunchTape& t) { record(t, fa, args(2)); }));                       // another kernel
+  EXPECT_TRUE(differs([&](LaunchTape& t) { record(t, fb, args(2), {5, 1, 1}); }));            // grid
+  EXPECT_TRUE(differs([&](LaunchTape& t) { record(t, fb, args(2), {4, 1, 1}, {128, 1, 1}); }));  // block
+  EXPECT_TRUE(differs([&](LaunchTape& t) { record(t, fb, args(2), {4, 1, 1}, {256, 1, 1}, 64); }));  // shared
+  EXPECT_TRUE(differs([&](LaunchTape&) {}));                                                   // one launch fewer
+  EXPECT_TRUE(differs([&](LaunchTape& t) {                                                     // argument sizes
+    int64_t n = 2;
+    void* a[] = {&n};
+    const uint32_t s[] = {sizeof(n)};
+    t.record(KernelCall{fb, {4, 1, 1}, {256, 1, 1}, 0, a, s, 1, "k"});
+  }));
+}
+
+TEST(LaunchTape, SameArgsSeesOneByteAndCopyArgsCarriesIt) {
+  const void* fa = reinterpret_cast<const void*>(&kernel_a);
+  LaunchTape a, b;
+  record(a, fa, args(1));
+  record(a, fa, args(2));
+  Args3 changed = args(2);
+  changed.s.z = 8;  // one byte of the last argument of the second launch
+  record(b, fa, args(1));
+  record(b, fa, changed);
+  EXPECT_TRUE(a.same_args(0, b));
+  EXPECT_FALSE(a.same_args(1, b));
+  a.copy_args(1, b);
+  EXPECT_TRUE(a.same_args(1, b));
+  int32_t z = 0;
+  std::memcpy(&z, static_cast<const char*>(a.args(1)[2]) + 16, sizeof(z));
+  EXPECT_EQ(z, 8);
+}
+
+TEST(LaunchTape, ClearEmptiesIt) {
+  LaunchTape t;
+  record(t, reinterpret_cast<const void*>(&kernel_a), args(1));
+  t.clear();
+  EXPECT_TRUE(t.empty());
+  LaunchTape u;
+  EXPECT_TRUE(t.same_shape(u));
+}
+
+}  // namespace
+}  // namespace plumb::cuda
