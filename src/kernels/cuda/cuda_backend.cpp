@@ -179,7 +179,8 @@ class CudaBackend final : public Backend {
     const cuda::LaunchQueueStats s = queue_->stats();
     return fmt::format("cuda launches: {} in {} flushes; graphs {}: {} built, {} replays, {} nodes updated", s.launches,
                        s.flushes, queue_->graphs() ? "on" : "off (PLUMB_CUDA_GRAPHS=0)", s.graphs_built,
-                       s.graph_replays, s.nodes_updated);
+                       s.graph_replays, s.nodes_updated) +
+           (queue_->kernel_times().empty() ? "" : "\n\n" + queue_->kernel_times());
   }
 
   void embed(const Weight& table, std::span<const int32_t> tokens, int64_t copies, const Tensor& out) override {

@@ -4,12 +4,15 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "base/error.h"
 #include "kernels/cuda/device.h"
+#include "kernels/cuda/kernel_timer.h"
 #include "kernels/cuda/launch_tape.h"
 
 namespace plumb::cuda {
@@ -158,7 +161,15 @@ struct LaunchQueue::Impl {
   }
 };
 
-LaunchQueue::LaunchQueue(bool graphs) : impl_(std::make_unique<Impl>()), graphs_(graphs) {}
+LaunchQueue::LaunchQueue(bool graphs) : impl_(std::make_unique<Impl>()), graphs_(graphs) {
+  const char* times = std::getenv("PLUMB_CUDA_KERNEL_TIMES");
+  if (times && std::string_view(times) == "1") {
+    timer_ = std::make_unique<KernelTimer>();
+    graphs_ = false;
+  }
+}
+
+std::string LaunchQueue::kernel_times() const { return timer_ ? timer_->table() : std::string(); }
 
 LaunchQueue::~LaunchQueue() = default;  // the owner flushes first: unflushed launches are dropped
 
@@ -174,7 +185,9 @@ void LaunchQueue::flush() {
   q.send_staging();
   if (q.tape.empty()) return;
   ++stats_.flushes;
-  if (graphs_ && q.tape.size() >= kMinGraphLaunches) {
+  if (timer_) {
+    timer_->run(q.tape);
+  } else if (graphs_ && q.tape.size() >= kMinGraphLaunches) {
     const uint64_t hash = q.tape.shape_hash();
     if (CachedGraph* g = q.find(hash)) {
       stats_.nodes_updated += q.replay(*g);

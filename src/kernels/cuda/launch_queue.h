@@ -5,15 +5,19 @@
 // updating only the nodes whose arguments changed, so the host spends about a microsecond per launch where a
 // launch of its own costs several, and the device runs the kernels back to back. Graph or not, the same kernels
 // run with the same arguments in the same order, so the bits cannot change; PLUMB_CUDA_GRAPHS=0 turns graphs off.
+// PLUMB_CUDA_KERNEL_TIMES=1 times each kernel on the device instead (kernel_timer.h; no graphs then).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "kernels/cuda/launch.h"
 
 namespace plumb::cuda {
+
+class KernelTimer;
 
 struct LaunchQueueStats {
   int64_t launches = 0;        // kernels recorded
@@ -38,10 +42,13 @@ class LaunchQueue {
 
   bool graphs() const { return graphs_; }
   LaunchQueueStats stats() const { return stats_; }
+  // The kernel timer's table, "" unless PLUMB_CUDA_KERNEL_TIMES=1.
+  std::string kernel_times() const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<KernelTimer> timer_;
   bool graphs_;
   LaunchQueueStats stats_;
 };

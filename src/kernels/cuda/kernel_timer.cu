@@ -1,0 +1,83 @@
+#include "kernels/cuda/kernel_timer.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/launch_tape.h"
+
+namespace plumb::cuda {
+
+struct KernelTimer::Impl {
+  std::vector<cudaEvent_t> events;
+  ~Impl() {
+    for (cudaEvent_t e : events) cudaEventDestroy(e);
+  }
+};
+
+KernelTimer::KernelTimer() : impl_(std::make_unique<Impl>()) {}
+KernelTimer::~KernelTimer() = default;
+
+void KernelTimer::run(LaunchTape& tape) {
+  Impl& m = *impl_;
+  const size_t n = tape.size();
+  while (m.events.size() < n + 1) {
+    cudaEvent_t e;
+    PLUMB_CUDA_CHECK(cudaEventCreate(&e));
+    m.events.push_back(e);
+  }
+  // A graph chain event, kernel, event, kernel, ..., event: the device runs it without waiting for the host.
+  cudaGraph_t graph = nullptr;
+  PLUMB_CUDA_CHECK(cudaGraphCreate(&graph, 0));
+  cudaGraphNode_t prev = nullptr;
+  auto chain = [&](cudaGraphNode_t node) { prev = node; };
+  cudaGraphNode_t node = nullptr;
+  PLUMB_CUDA_CHECK(cudaGraphAddEventRecordNode(&node, graph, nullptr, 0, m.events[0]));
+  chain(node);
+  for (size_t i = 0; i < n; ++i) {
+    const LaunchTape::Entry& e = tape.entry(i);
+    cudaKernelNodeParams p{};
+    p.func = const_cast<void*>(e.func);
+    p.gridDim = dim3(e.grid.x, e.grid.y, e.grid.z);
+    p.blockDim = dim3(e.block.x, e.block.y, e.block.z);
+    p.sharedMemBytes = unsigned(e.shared_bytes);
+    p.kernelParams = const_cast<void**>(tape.args(i));
+    PLUMB_CUDA_CHECK(cudaGraphAddKernelNode(&node, graph, &prev, 1, &p));
+    chain(node);
+    PLUMB_CUDA_CHECK(cudaGraphAddEventRecordNode(&node, graph, &prev, 1, m.events[i + 1]));
+    chain(node);
+  }
+  cudaGraphExec_t exec = nullptr;
+  PLUMB_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  PLUMB_CUDA_CHECK(cudaGraphLaunch(exec, cudaStreamLegacy));
+  PLUMB_CUDA_CHECK(cudaEventSynchronize(m.events[n]));
+  for (size_t i = 0; i < n; ++i) {
+    const LaunchTape::Entry& e = tape.entry(i);
+    float ms = 0;
+    PLUMB_CUDA_CHECK(cudaEventElapsedTime(&ms, m.events[i], m.events[i + 1]));
+    Sum& s = sums_[{e.name, e.grid.x, e.grid.y, e.grid.z}];
+    ++s.calls;
+    s.ms += ms;
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+}
+
+std::string KernelTimer::table() const {
+  std::vector<std::pair<std::tuple<std::string, unsigned, unsigned, unsigned>, Sum>> rows(sums_.begin(), sums_.end());
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
+  double total = 0;
+  for (const auto& r : rows) total += r.second.ms;
+  std::string out = fmt::format("{:<22} {:>16} {:>8} {:>10} {:>9} {:>6}\n", "kernel (device time)", "grid", "calls",
+                                "total ms", "mean us", "share");
+  for (const auto& [key, s] : rows) {
+    const auto& [name, x, y, z] = key;
+    out += fmt::format("{:<22} {:>16} {:>8} {:>10.2f} {:>9.1f} {:>5.1f}%\n", name, fmt::format("{}x{}x{}", x, y, z),
+                       s.calls, s.ms, 1e3 * s.ms / double(s.calls), 100.0 * s.ms / total);
+  }
+  return out;
+}
+
+}  // namespace plumb::cuda
