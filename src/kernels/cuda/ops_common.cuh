@@ -70,10 +70,10 @@ __device__ __forceinline__ float block_sum(float v, float* shared) {
 }
 
 // Sum over i of a(i) * b(i) for i in [0, n): thread t takes i = t, t + blockDim.x, ... in order, then block_sum.
-// Operands are read eight steps at a time before they are summed (in the same order), so loads overlap.
-template <typename A, typename B>
+// Operands are read kBatch steps at a time before they are summed (in the same order whatever kBatch), so loads
+// overlap.
+template <int kBatch = 8, typename A, typename B>
 __device__ __forceinline__ float block_dot(int64_t n, A a, B b, float* shared) {
-  constexpr int kBatch = 8;
   float acc = 0.0f;
   const int64_t step = blockDim.x;
   int64_t i = threadIdx.x;

@@ -23,9 +23,10 @@ const kernels::ControlId kRepeatSkipped = kernels::register_control(
 constexpr int kRowsPerPass = 8;
 
 // The lanes' partial sums of rows base.. joined by a fixed xor tree, rounded and scaled, written by lane 0.
-__device__ __forceinline__ void store_outputs(const float (&acc)[kRowsPerPass], int64_t base, int64_t rows, int lane,
-                                              bool round, float scale, View y, int64_t o) {
-  for (int r = 0; r < kRowsPerPass; ++r) {
+template <int P>
+__device__ __forceinline__ void store_outputs(const float (&acc)[P], int64_t base, int64_t rows, int lane, bool round,
+                                              float scale, View y, int64_t o) {
+  for (int r = 0; r < P; ++r) {
     if (base + r >= rows) break;
     float v = warp_sum(acc[r]);
     if (lane == 0) {
@@ -76,45 +77,59 @@ __global__ void dense_linear_kernel(WeightRef w, int64_t groups, View x, View y,
 
 // The same sums for bf16 (F = 2) or FP8 (F = 0) rows whose column count is a multiple of 8, where every step is one
 // vector load per lane: a lane loads kChunkSteps steps before it multiplies any, so that many loads are in flight
-// (the format fixed at compile time keeps the registers few enough for it).
-constexpr int kChunkSteps = 4;
-template <int F, bool kVectorX>
+// (the format fixed at compile time keeps the registers few enough for it). A warp takes R consecutive output
+// features of one group, so each activation load serves R of them (the activations, 4-byte floats, were most of
+// the L1 traffic). Activation rows go P at a time (P sums per feature in registers). Each feature's sum is the
+// same sequence of operations whatever R and P. C steps of loads go out before their products (deeper for small
+// matrices, whose few warps otherwise wait on memory latency step after step).
+template <int F, bool kVectorX, int R, int P, int C>
 __global__ void dense_linear_vector_kernel(WeightRef w, int64_t groups, View x, View y, bool round, float scale) {
   using Raw = std::conditional_t<F == 2, uint4, uint2>;
   const int64_t warps = int64_t(gridDim.x) * (blockDim.x / 32);
   const int lane = threadIdx.x % 32;
   const int64_t per_group = w.rows / groups, steps = (w.cols + 255) / 256;
-  for (int64_t o = int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; o < w.rows; o += warps) {
-    const int64_t xoff = (o / per_group) * w.cols;
-    const Raw* row = reinterpret_cast<const Raw*>(static_cast<const uint8_t*>(w.data) + o * w.cols * (F == 2 ? 2 : 1));
-    for (int64_t base = 0; base < x.rows; base += kRowsPerPass) {
-      float acc[kRowsPerPass];
-      for (int r = 0; r < kRowsPerPass; ++r) acc[r] = 0.0f;
-      for (int64_t s0 = 0; s0 < steps; s0 += kChunkSteps) {
-        Raw raw[kChunkSteps];
+  for (int64_t o0 = (int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32) * R; o0 < w.rows; o0 += warps * R) {
+    const int64_t xoff = (o0 / per_group) * w.cols;  // R divides per_group: the R features share a group
+    const Raw* rows[R];
 #pragma unroll
-        for (int j = 0; j < kChunkSteps; ++j) {
+    for (int q = 0; q < R; ++q)
+      rows[q] = reinterpret_cast<const Raw*>(static_cast<const uint8_t*>(w.data) + (o0 + q) * w.cols * (F == 2 ? 2 : 1));
+    for (int64_t base = 0; base < x.rows; base += P) {
+      float acc[R][P];
+#pragma unroll
+      for (int q = 0; q < R; ++q)
+        for (int r = 0; r < P; ++r) acc[q][r] = 0.0f;
+      for (int64_t s0 = 0; s0 < steps; s0 += C) {
+        Raw raw[R][C];
+#pragma unroll
+        for (int j = 0; j < C; ++j) {
           const int64_t c0 = int64_t(lane) * 8 + 256 * (s0 + j);
-          if (c0 < w.cols) raw[j] = row[c0 / 8];
+#pragma unroll
+          for (int q = 0; q < R; ++q)
+            if (c0 < w.cols) raw[q][j] = rows[q][c0 / 8];
         }
 #pragma unroll
-        for (int j = 0; j < kChunkSteps; ++j) {
+        for (int j = 0; j < C; ++j) {
           const int64_t c0 = int64_t(lane) * 8 + 256 * (s0 + j);
           if (c0 >= w.cols) break;
-          float wv[8];
-          if constexpr (F == 2) {
-            const uint32_t words[4] = {raw[j].x, raw[j].y, raw[j].z, raw[j].w};
+          float wv[R][8];
 #pragma unroll
-            for (int i = 0; i < 4; ++i) {
-              wv[2 * i] = bf16_bits_to_float(uint16_t(words[i]));
-              wv[2 * i + 1] = bf16_bits_to_float(uint16_t(words[i] >> 16));
+          for (int q = 0; q < R; ++q) {
+            if constexpr (F == 2) {
+              const uint32_t words[4] = {raw[q][j].x, raw[q][j].y, raw[q][j].z, raw[q][j].w};
+#pragma unroll
+              for (int i = 0; i < 4; ++i) {
+                wv[q][2 * i] = bf16_bits_to_float(uint16_t(words[i]));
+                wv[q][2 * i + 1] = bf16_bits_to_float(uint16_t(words[i] >> 16));
+              }
+            } else {
+              const float sc = e8m0_value(w.scales[((o0 + q) / 128) * w.scale_cols + c0 / 128]);
+#pragma unroll
+              for (int i = 0; i < 8; ++i)
+                wv[q][i] = e4m3_value(uint8_t((i < 4 ? raw[q][j].x : raw[q][j].y) >> (8 * (i % 4)))) * sc;
             }
-          } else {
-            const float sc = e8m0_value(w.scales[(o / 128) * w.scale_cols + c0 / 128]);
-#pragma unroll
-            for (int i = 0; i < 8; ++i) wv[i] = e4m3_value(uint8_t((i < 4 ? raw[j].x : raw[j].y) >> (8 * (i % 4)))) * sc;
           }
-          for (int r = 0; r < kRowsPerPass; ++r) {
+          for (int r = 0; r < P; ++r) {
             if (base + r >= x.rows) break;
             const float* xr = row_ptr<const float>(x, base + r) + xoff + c0;
             float xv[8];
@@ -126,11 +141,14 @@ __global__ void dense_linear_vector_kernel(WeightRef w, int64_t groups, View x, 
               for (int i = 0; i < 8; ++i) xv[i] = xr[i];
             }
 #pragma unroll
-            for (int i = 0; i < 8; ++i) acc[r] += wv[i] * xv[i];
+            for (int q = 0; q < R; ++q)
+#pragma unroll
+              for (int i = 0; i < 8; ++i) acc[q][r] += wv[q][i] * xv[i];
           }
         }
       }
-      store_outputs(acc, base, x.rows, lane, round, scale, y, o);
+#pragma unroll
+      for (int q = 0; q < R; ++q) store_outputs(acc[q], base, x.rows, lane, round, scale, y, o0 + q);
     }
   }
 }
@@ -173,22 +191,33 @@ __global__ void head_rms_norm_kernel(int64_t head_dim, int64_t heads_per_block, 
   }
 }
 
+// The angles depend on the position and the pair alone, so a block evaluates each pair's cos and sin (in double,
+// as the CPU backend does) once into shared memory and every head reads them.
+constexpr int kMaxRopePairs = 128;
 __global__ void rope_kernel(int64_t head_dim, int64_t rope_dims, bool inverse, const float* freqs,
                             const int64_t* positions, View x) {
+  __shared__ float cos_table[kMaxRopePairs], sin_table[kMaxRopePairs];
   const int64_t r = blockIdx.x, pairs = rope_dims / 2, heads = x.cols / head_dim;
   const float position = float(positions[r]);
+  for (int64_t k = threadIdx.x; k < pairs; k += blockDim.x) {
+    const float angle = position * freqs[k];
+    cos_table[k] = float(cos(double(angle)));
+    sin_table[k] = float(sin(double(angle)));
+  }
+  __syncthreads();
   for (int64_t i = threadIdx.x; i < pairs * heads; i += blockDim.x) {
     const int64_t k = i % pairs, h = i / pairs;
-    const float angle = position * freqs[k];
-    const float c = float(cos(double(angle))), s = float(sin(double(angle)));
+    const float c = cos_table[k], s = sin_table[k];
     float* pair = row_ptr<float>(x, r) + h * head_dim + (head_dim - rope_dims) + 2 * k;
     const float a = pair[0], b = pair[1];
+    // Each product rounded, then the sum, as the CPU backend (built with -ffp-contract=off): written out so the
+    // compiler cannot fuse one product into the sum, which side depending on the code around it.
     if (inverse) {
-      pair[0] = bf16r(a * c + b * s);
-      pair[1] = bf16r(b * c - a * s);
+      pair[0] = bf16r(__fadd_rn(__fmul_rn(a, c), __fmul_rn(b, s)));
+      pair[1] = bf16r(__fsub_rn(__fmul_rn(b, c), __fmul_rn(a, s)));
     } else {
-      pair[0] = bf16r(a * c - b * s);
-      pair[1] = bf16r(a * s + b * c);
+      pair[0] = bf16r(__fsub_rn(__fmul_rn(a, c), __fmul_rn(b, s)));
+      pair[1] = bf16r(__fadd_rn(__fmul_rn(a, s), __fmul_rn(b, c)));
     }
   }
 }
@@ -290,14 +319,30 @@ void dense_linear(const WeightRef& w, int64_t groups, View x, View y, bool round
   const int64_t blocks = std::min<int64_t>((w.rows + 7) / 8, 65535);
   // x rows as float4 pairs when every row start is 16-byte aligned (w.cols % 8 == 0 keeps each lane's 8 aligned).
   const bool vector_x = reinterpret_cast<uintptr_t>(x.data) % 16 == 0 && x.stride % 4 == 0;
-  const auto start = [&](auto kernel) {
-    launch(s, "dense_linear", kernel, dim3(unsigned(blocks)), dim3(threads), 0, w, groups, x, y, round_bf16,
-           output_scale);
+  const auto start = [&](auto kernel, int features_per_warp) {
+    const int64_t warps = (w.rows + features_per_warp - 1) / features_per_warp;
+    launch(s, "dense_linear", kernel, dim3(unsigned(std::min<int64_t>((warps + 7) / 8, 65535))), dim3(threads), 0, w,
+           groups, x, y, round_bf16, output_scale);
   };
-  if (w.format == 2 && w.cols % 8 == 0) {
-    vector_x ? start(dense_linear_vector_kernel<2, true>) : start(dense_linear_vector_kernel<2, false>);
+  // Four features per warp and two activation rows per pass for large FP8 matrices at up to four rows (wo_a at
+  // decode: 8192 rows, still 2048 warps; 47 -> 21 us at one row, H200); one feature and eight rows elsewhere, where
+  // fewer warps would leave the GPU idle or more passes would read the weights again.
+  const bool four = w.format == 0 && w.rows >= 4096 && (w.rows / groups) % 4 == 0 && x.rows <= 4;
+  // Sixteen steps of loads in flight for bf16 matrices of up to 2048 rows (the router gate, the compressors and the
+  // indexer's weights: a few hundred warps, each otherwise waiting on memory latency four steps at a time).
+  const bool deep = w.format == 2 && w.rows <= 2048;
+  if (w.format == 2 && w.cols % 8 == 0 && deep) {
+    vector_x ? start(dense_linear_vector_kernel<2, true, 1, kRowsPerPass, 16>, 1)
+             : start(dense_linear_vector_kernel<2, false, 1, kRowsPerPass, 16>, 1);
+  } else if (w.format == 2 && w.cols % 8 == 0) {
+    vector_x ? start(dense_linear_vector_kernel<2, true, 1, kRowsPerPass, 4>, 1)
+             : start(dense_linear_vector_kernel<2, false, 1, kRowsPerPass, 4>, 1);
+  } else if (w.format == 0 && w.cols % 8 == 0 && four) {
+    vector_x ? start(dense_linear_vector_kernel<0, true, 4, 2, 4>, 4)
+             : start(dense_linear_vector_kernel<0, false, 4, 2, 4>, 4);
   } else if (w.format == 0 && w.cols % 8 == 0) {
-    vector_x ? start(dense_linear_vector_kernel<0, true>) : start(dense_linear_vector_kernel<0, false>);
+    vector_x ? start(dense_linear_vector_kernel<0, true, 1, kRowsPerPass, 4>, 1)
+             : start(dense_linear_vector_kernel<0, false, 1, kRowsPerPass, 4>, 1);
   } else {
     launch(s, "dense_linear", dense_linear_kernel, dim3(unsigned(blocks)), dim3(threads), 0, w, groups, x, y, round_bf16,
            output_scale);
@@ -325,6 +370,7 @@ void head_rms_norm(int64_t heads, int64_t head_dim, double eps, View x, Stream s
 void rope(int64_t head_dim, int64_t rope_dims, bool inverse, const float* freqs, const int64_t* positions, View x,
           Stream s) {
   if (x.rows == 0) return;
+  PLUMB_CHECK(rope_dims / 2 <= kMaxRopePairs);
   launch(s, "rope", rope_kernel, dim3(unsigned(x.rows)), dim3(256), 0, head_dim, rope_dims, inverse, freqs, positions, x);
 }
 

@@ -17,9 +17,12 @@ __global__ void hc_mix_kernel(HcArgs p, WeightRef fn, View x, float* mixes) {
   const int64_t r = blockIdx.x, m = blockIdx.y;
   const float* in = row_ptr<const float>(x, r);
   const int64_t n = p.hc_mult * p.hidden, n_rms = p.rms_over_first_stream ? p.hidden : n;
-  const float ss = block_dot(n_rms, [&](int64_t i) { return in[i]; }, [&](int64_t i) { return in[i]; }, shared);
+  // 32 steps of loads in flight per thread (block_dot's order is the same for any batch): a block has one long
+  // dot to do, so its time was DRAM latency times the number of batches.
+  const float ss = block_dot<32>(n_rms, [&](int64_t i) { return in[i]; }, [&](int64_t i) { return in[i]; }, shared);
   const float rho = rsqrt_f32(ss * (1.0f / float(n_rms)) + float(p.norm_eps));
-  const float d = block_dot(n, [&](int64_t i) { return weight_at(fn, m, i); }, [&](int64_t i) { return in[i]; }, shared);
+  const float d =
+      block_dot<32>(n, [&](int64_t i) { return weight_at(fn, m, i); }, [&](int64_t i) { return in[i]; }, shared);
   if (threadIdx.x == 0) mixes[r * kMaxMixes + m] = d * rho;
 }
 
@@ -54,6 +57,36 @@ __device__ void sinkhorn(float* c, int64_t hc, int64_t iters, float eps, int lan
   }
 }
 
+// The same Sinkhorn for hc = 4 with a lane per element: lane l (and l + 16) holds c[l / 4][l % 4] in a register
+// and gathers its row or column with shuffles, so each step costs a few shuffles and one division instead of a
+// shared-memory round trip per value. Sums and maxima take the elements in the order sinkhorn() does.
+__device__ float sinkhorn4(float v, int64_t iters, float eps, int lane) {
+  const int i = (lane & 15) / 4, j = lane & 3;
+  const auto row = [&](float x, int k) { return __shfl_sync(0xffffffffu, x, 4 * i + k); };
+  const auto col = [&](float x, int k) { return __shfl_sync(0xffffffffu, x, 4 * k + j); };
+  float m = row(v, 0);
+#pragma unroll
+  for (int k = 1; k < 4; ++k) m = fmaxf(m, row(v, k));
+  v = exp_f32(v - m);
+  float sum = 0.0f;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) sum += row(v, k);
+  v = v / sum + eps;
+  for (int64_t it = 0; it < iters; ++it) {
+    if (it > 0) {
+      sum = 0.0f;
+#pragma unroll
+      for (int k = 0; k < 4; ++k) sum += row(v, k);
+      v /= sum + eps;
+    }
+    sum = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) sum += col(v, k);
+    v /= sum + eps;
+  }
+  return v;
+}
+
 __global__ void hc_pre_kernel(HcArgs p, WeightRef base, WeightRef scale, const float* mixes, View x, View y, View post,
                               View comb) {
   __shared__ float pre[16], comb_local[16 * 16];
@@ -68,11 +101,17 @@ __global__ void hc_pre_kernel(HcArgs p, WeightRef base, WeightRef scale, const f
       pre[k] = sigmoid_f32(mix[k] * s0 + weight_at(base, 0, k)) + eps;
       row_ptr<float>(post, r)[k] = 2.0f * sigmoid_f32(mix[hc + k] * s1 + weight_at(base, 0, hc + k));
     }
-    float* c = comb_local;  // Sinkhorn on a shared copy: its many dependent steps never wait on global memory
-    for (int64_t i = lane; i < hc * hc; i += 32) c[i] = mix[2 * hc + i] * s2 + weight_at(base, 0, 2 * hc + i);
-    __syncwarp();
-    sinkhorn(c, hc, p.sinkhorn_iters, eps, lane);
-    for (int64_t i = lane; i < hc * hc; i += 32) row_ptr<float>(comb, r)[i] = c[i];
+    if (hc == 4) {
+      const int e = lane & 15;
+      const float c = sinkhorn4(mix[8 + e] * s2 + weight_at(base, 0, 8 + e), p.sinkhorn_iters, eps, lane);
+      if (lane < 16) row_ptr<float>(comb, r)[e] = c;
+    } else {
+      float* c = comb_local;  // Sinkhorn on a shared copy: its many dependent steps never wait on global memory
+      for (int64_t i = lane; i < hc * hc; i += 32) c[i] = mix[2 * hc + i] * s2 + weight_at(base, 0, 2 * hc + i);
+      __syncwarp();
+      sinkhorn(c, hc, p.sinkhorn_iters, eps, lane);
+      for (int64_t i = lane; i < hc * hc; i += 32) row_ptr<float>(comb, r)[i] = c[i];
+    }
   }
   __syncthreads();
   for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
