@@ -159,10 +159,34 @@ __global__ void embed_kernel(WeightRef table, const int32_t* tokens, int64_t cop
     row_ptr<float>(out, r)[c] = weight_at(table, tokens[r], c % table.cols);
 }
 
+// Rows of up to kNormPerThread * blockDim.x values: a thread keeps its x values and loads its weights before the
+// reduction, so the weights' latency overlaps the sum instead of following it. The sum is block_dot's: each thread
+// accumulates its values with fmaf in ascending order, then block_sum.
+constexpr int kNormPerThread = 16;
 __global__ void rms_norm_kernel(WeightRef w, float eps, View x, View y) {
   __shared__ float shared[32];
   const int64_t r = blockIdx.x;
   const float* in = row_ptr<const float>(x, r);
+  if (x.cols <= kNormPerThread * int64_t(blockDim.x)) {
+    float xv[kNormPerThread], wv[kNormPerThread];
+#pragma unroll
+    for (int k = 0; k < kNormPerThread; ++k) {
+      const int64_t c = threadIdx.x + int64_t(k) * blockDim.x;
+      xv[k] = c < x.cols ? in[c] : 0.0f;
+      wv[k] = c < x.cols ? weight_at(w, 0, c) : 0.0f;
+    }
+    float acc = 0.0f;
+#pragma unroll
+    for (int k = 0; k < kNormPerThread; ++k)
+      if (threadIdx.x + int64_t(k) * blockDim.x < x.cols) acc = fmaf(xv[k], xv[k], acc);
+    const float scale = rsqrt_f32(block_sum(acc, shared) * (1.0f / float(x.cols)) + eps);
+#pragma unroll
+    for (int k = 0; k < kNormPerThread; ++k) {
+      const int64_t c = threadIdx.x + int64_t(k) * blockDim.x;
+      if (c < x.cols) row_ptr<float>(y, r)[c] = bf16r(wv[k] * (xv[k] * scale));
+    }
+    return;
+  }
   const float ss = block_dot(x.cols, [&](int64_t i) { return in[i]; }, [&](int64_t i) { return in[i]; }, shared);
   const float scale = rsqrt_f32(ss * (1.0f / float(x.cols)) + eps);
   for (int64_t c = threadIdx.x; c < x.cols; c += blockDim.x)
