@@ -7,6 +7,7 @@
 
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device.h"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/ops_common.cuh"
 
@@ -164,6 +165,7 @@ constexpr int kMaxLaneValues = 16;  // head_dim 512
 constexpr int kKeysPerWarp = 4;     // 16 warps x 4 = a block of 64 entries in one round
 constexpr int kPvBatch = 32;
 
+template <bool kLoadsTogether>
 __global__ void attention_kernel(AttentionArgs p, View q, View ring, View compressed, View selected, bool has_selected,
                                  WeightRef sinks, const int64_t* token_rows, View out) {
   extern __shared__ float sm[];
@@ -192,7 +194,7 @@ __global__ void attention_kernel(AttentionArgs p, View q, View ring, View compre
     return j < 0 ? nullptr : row_ptr<const float>(compressed, slot * p.compressed_rows_per_slot + j);
   };
   // The query's values a lane multiplies, kept in registers for every key (head_dim <= 32 * kMaxLaneValues).
-  const bool lane_values = d <= 32 * kMaxLaneValues;
+  const bool lane_values = kLoadsTogether && d <= 32 * kMaxLaneValues;
   float qv[kMaxLaneValues];
 #pragma unroll
   for (int k = 0; k < kMaxLaneValues; ++k) qv[k] = lane_values && (threadIdx.x % 32) + 32 * k < d ? query[(threadIdx.x % 32) + 32 * k] : 0.0f;
@@ -282,7 +284,7 @@ __global__ void attention_kernel(AttentionArgs p, View q, View ring, View compre
       for (int64_t c = threadIdx.x; c < d; c += blockDim.x) {
         float a = acc[c] * alpha;
         int64_t v = 0;
-        for (; v + kPvBatch <= n; v += kPvBatch) {  // kPvBatch keys in flight, then the sums in key order
+        for (; kLoadsTogether && v + kPvBatch <= n; v += kPvBatch) {  // kPvBatch keys in flight, then the sums
           float kv[kPvBatch];
 #pragma unroll
           for (int j = 0; j < kPvBatch; ++j) kv[j] = key_ptr[v + j] ? key_ptr[v + j][c] : 0.0f;
@@ -429,7 +431,11 @@ void attention(const AttentionArgs& p, View q, View ring, View compressed, const
   PLUMB_CHECK(p.block >= 1 && p.block <= kMaxAttentionBlock);
   const size_t smem = size_t(3 * p.block + p.head_dim) * sizeof(float);
   const dim3 grid(unsigned(q.rows), unsigned(p.heads));
-  launch(s, "attention", attention_kernel, grid, dim3(kAttentionThreads), smem, p, q, ring, compressed,
+  // The loads-together variant needs 128 registers (one block of 512 threads per SM): it wins when the launch's
+  // blocks fit in one wave anyway (1 row of 64 heads: 77 -> 43 us, H200), not beyond (4 rows: 79 -> 84 us).
+  static const int64_t sms = multiprocessor_count();
+  const auto kernel = q.rows * p.heads <= sms ? attention_kernel<true> : attention_kernel<false>;
+  launch(s, "attention", kernel, grid, dim3(kAttentionThreads), smem, p, q, ring, compressed,
          selected ? *selected : View{}, selected != nullptr, sinks, token_rows, out);
 }
 
