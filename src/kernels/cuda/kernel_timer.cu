@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/kernel_node.h"
 #include "kernels/cuda/launch_tape.h"
 
 namespace plumb::cuda {
@@ -37,13 +38,7 @@ void KernelTimer::run(LaunchTape& tape) {
   PLUMB_CUDA_CHECK(cudaGraphAddEventRecordNode(&node, graph, nullptr, 0, m.events[0]));
   chain(node);
   for (size_t i = 0; i < n; ++i) {
-    const LaunchTape::Entry& e = tape.entry(i);
-    cudaKernelNodeParams p{};
-    p.func = const_cast<void*>(e.func);
-    p.gridDim = dim3(e.grid.x, e.grid.y, e.grid.z);
-    p.blockDim = dim3(e.block.x, e.block.y, e.block.z);
-    p.sharedMemBytes = unsigned(e.shared_bytes);
-    p.kernelParams = const_cast<void**>(tape.args(i));
+    const cudaKernelNodeParams p = kernel_node_params(tape.entry(i), tape.args(i));
     PLUMB_CUDA_CHECK(cudaGraphAddKernelNode(&node, graph, &prev, 1, &p));
     chain(node);
     PLUMB_CUDA_CHECK(cudaGraphAddEventRecordNode(&node, graph, &prev, 1, m.events[i + 1]));

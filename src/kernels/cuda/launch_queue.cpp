@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "kernels/cuda/device.h"
+#include "kernels/cuda/kernel_node.h"
 #include "kernels/cuda/kernel_timer.h"
 #include "kernels/cuda/launch_tape.h"
 
@@ -24,16 +25,6 @@ constexpr size_t kMaxGraphs = 32;            // cached graphs, least recently us
 
 void check(cudaError_t err, const char* what) {
   if (err != cudaSuccess) fail("CUDA error {} ({}) in {}", cudaGetErrorName(err), cudaGetErrorString(err), what);
-}
-
-cudaKernelNodeParams node_params(const LaunchTape::Entry& e, void* const* args) {
-  cudaKernelNodeParams p{};
-  p.func = const_cast<void*>(e.func);
-  p.gridDim = dim3(e.grid.x, e.grid.y, e.grid.z);
-  p.blockDim = dim3(e.block.x, e.block.y, e.block.z);
-  p.sharedMemBytes = unsigned(e.shared_bytes);
-  p.kernelParams = const_cast<void**>(args);
-  return p;
 }
 
 // Pinned host bytes and their device twin. Device addresses stay put across flushes, so a replayed graph's
@@ -128,7 +119,7 @@ struct LaunchQueue::Impl {
     int64_t updated = 0;
     for (size_t i = 0; i < tape.size(); ++i) {
       if (g.tape.same_args(i, tape)) continue;
-      const cudaKernelNodeParams p = node_params(tape.entry(i), tape.args(i));
+      const cudaKernelNodeParams p = kernel_node_params(tape.entry(i), tape.args(i));
       check(cudaGraphExecKernelNodeSetParams(g.exec, g.nodes[i], &p), tape.entry(i).name);
       g.tape.copy_args(i, tape);
       ++updated;
@@ -150,7 +141,7 @@ struct LaunchQueue::Impl {
     check(cudaGraphCreate(&g->graph, 0), "cudaGraphCreate");
     g->nodes.resize(tape.size());
     for (size_t i = 0; i < tape.size(); ++i) {  // a chain: each kernel after the one before, as on a stream
-      const cudaKernelNodeParams p = node_params(tape.entry(i), tape.args(i));
+      const cudaKernelNodeParams p = kernel_node_params(tape.entry(i), tape.args(i));
       check(cudaGraphAddKernelNode(&g->nodes[i], g->graph, i ? &g->nodes[i - 1] : nullptr, i ? 1 : 0, &p),
             tape.entry(i).name);
     }
