@@ -100,7 +100,7 @@ __device__ void bitonic_sort(float* value, int32_t* index, int n2) {
 // Blocks (r, y) take index rows y * warps + warp, stepping by gridDim.y * warps.
 __global__ void indexer_scores_kernel(IndexerArgs p, View q, View w, View index_rows, const int64_t* token_rows,
                                       float* scratch) {
-  extern __shared__ float query_t[];  // [head_dim][heads]
+  extern __shared__ float query_t[];  // [head_dim][heads + 1]: the pad puts a channel's heads in other banks
   const int64_t r = blockIdx.x;
   const int64_t slot = token_rows[2 * r], visible = (token_rows[2 * r + 1] + 1) / p.ratio;
   const int warps = int(blockDim.x / 32), warp = int(threadIdx.x / 32), lane = int(threadIdx.x % 32);
@@ -108,7 +108,7 @@ __global__ void indexer_scores_kernel(IndexerArgs p, View q, View w, View index_
   const float* query = row_ptr<const float>(q, r);
   const float* head_weight = row_ptr<const float>(w, r);
   for (int64_t i = threadIdx.x; i < p.heads * p.head_dim; i += blockDim.x)
-    query_t[(i % p.head_dim) * p.heads + i / p.head_dim] = query[i];
+    query_t[(i % p.head_dim) * (p.heads + 1) + i / p.head_dim] = query[i];
   __syncthreads();
   for (int64_t t = int64_t(blockIdx.y) * warps + warp; t < visible; t += int64_t(gridDim.y) * warps) {
     const float* key = row_ptr<const float>(index_rows, slot * p.rows_per_slot + t);
@@ -118,7 +118,7 @@ __global__ void indexer_scores_kernel(IndexerArgs p, View q, View w, View index_
       float term = 0.0f;
       if (h < p.heads) {
         float dot = 0.0f;
-        for (int64_t c = 0; c < p.head_dim; ++c) dot = fmaf(query_t[c * p.heads + h], key[c], dot);
+        for (int64_t c = 0; c < p.head_dim; ++c) dot = fmaf(query_t[c * (p.heads + 1) + h], key[c], dot);
         const float logit = bf16r(dot);
         const float relu = isnan(logit) || p.relu_dropped ? logit : fmaxf(logit, 0.0f);  // relu keeps NaN
         term = bf16r(relu * head_weight[h]);
@@ -412,7 +412,8 @@ void indexer_topk(const IndexerArgs& p, View q, View w, View index_rows, const i
   // Enough blocks that each warp scores a few index rows; blocks past a row's visible rows return at once.
   constexpr int kScoreWarps = 8;
   const int64_t by = std::min<int64_t>((p.rows_per_slot + kScoreWarps - 1) / kScoreWarps, 256);
-  const size_t query_bytes = size_t(p.heads * p.head_dim) * sizeof(float);
+  // Unpadded, consecutive threads wrote one bank 32 ways while transposing the query (every block does it).
+  const size_t query_bytes = size_t((p.heads + 1) * p.head_dim) * sizeof(float);
   if (query_bytes > 48 * 1024)
     PLUMB_CUDA_CHECK(cudaFuncSetAttribute(indexer_scores_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           int(query_bytes)));
