@@ -1,7 +1,8 @@
 // CUDA graphs (kernels/cuda/launch_queue.h) change how the launches reach the device, never what they compute: the
 // tiny model's logits over prefill chunks and then decode rounds of two slots are bit-identical with graphs off
 // (PLUMB_CUDA_GRAPHS=0: every launch on its own) and on, and with graphs on the decode rounds were replayed from
-// graphs (so the comparison did cover them). Skips without a GPU.
+// graphs (so the comparison did cover them); the same with more launch shapes than the graph cache holds. Skips
+// without a GPU.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -19,14 +20,20 @@ struct TinyRun {
   std::string summary;
 };
 
-TinyRun run_tiny(bool graphs) {
+// The tiny model on CUDA with graphs on or off (PLUMB_CUDA_GRAPHS is read when the backend opens).
+std::unique_ptr<dsv4::Dsv4Model> open_cuda(bool graphs, int32_t slots, int32_t max_rows) {
   if (graphs) {
     unsetenv("PLUMB_CUDA_GRAPHS");
   } else {
     setenv("PLUMB_CUDA_GRAPHS", "0", 1);
   }
-  const auto m = open_tiny(ModelCase{kernels::Numerics::release, "cuda"}, 2, 16, 512);
+  auto m = open_tiny(ModelCase{kernels::Numerics::release, "cuda"}, slots, max_rows, 512);
   unsetenv("PLUMB_CUDA_GRAPHS");
+  return m;
+}
+
+TinyRun run_tiny(bool graphs) {
+  const auto m = open_cuda(graphs, 2, 16);
   const int32_t vocab = int32_t(m->info().vocab_size);
   const auto a = random_tokens(31, 160, vocab), b = random_tokens(32, 160, vocab);
   TinyRun r;
@@ -58,6 +65,41 @@ TEST(CudaGraphs, LogitsAreBitIdenticalWithGraphsOnAndOff) {
   std::printf("graphs off: %s\ngraphs on:  %s\n", off.summary.c_str(), on.summary.c_str());
   EXPECT_EQ(count_in(off.summary, "replays"), 0) << off.summary;
   EXPECT_GE(count_in(on.summary, "replays"), 75) << on.summary;  // most decode rounds (a shape is replayed from its third round)
+  ASSERT_EQ(off.logits.size(), on.logits.size());
+  EXPECT_TRUE(bit_equal(off.logits, on.logits));
+}
+
+// Launches of 1..40 rows, each four times in a row, rotating over three slots (a slot starts again at 0 before
+// it would pass its context): far more launch shapes than the 32 graphs the queue keeps, so graphs are built,
+// dropped least recently used and built again. The logits stay those of graphs off.
+TinyRun run_many_shapes(bool graphs) {
+  const auto m = open_cuda(graphs, 3, 64);
+  const int32_t vocab = int32_t(m->info().vocab_size);
+  const auto tokens = random_tokens(33, 512, vocab);
+  std::vector<int64_t> position(3, 0);
+  TinyRun r;
+  int32_t slot = 0;
+  for (int64_t k = 1; k <= 40; ++k) {
+    for (int rep = 0; rep < 4; ++rep, slot = (slot + 1) % 3) {
+      if (position[size_t(slot)] + k > 500) {
+        m->reset_slot(slot);
+        position[size_t(slot)] = 0;
+      }
+      const std::vector<float> v = run_chunks(*m, slot, tokens, position[size_t(slot)], position[size_t(slot)] + k, {k});
+      r.logits.insert(r.logits.end(), v.begin(), v.end());
+      position[size_t(slot)] += k;
+    }
+  }
+  r.summary = m->launch_summary();
+  return r;
+}
+
+TEST(CudaGraphs, MoreShapesThanTheCacheHoldsKeepTheBits) {
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device on this machine";
+  const TinyRun off = run_many_shapes(false), on = run_many_shapes(true);
+  std::printf("graphs on: %s\n", on.summary.c_str());
+  EXPECT_GT(count_in(on.summary, "built"), 32) << on.summary;  // the cache of 32 had to drop graphs
+  EXPECT_GT(count_in(on.summary, "replays"), 0) << on.summary;
   ASSERT_EQ(off.logits.size(), on.logits.size());
   EXPECT_TRUE(bit_equal(off.logits, on.logits));
 }
