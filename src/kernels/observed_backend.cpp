@@ -96,11 +96,7 @@ class ObservedBackend final : public Backend {
                     std::span<const TokenRow> rows, const Tensor& selected, const Tensor* margin) override {
     observer_.begin(inner_, "indexer_topk", nullptr);
     inner_.indexer_topk(p, q, w, index_rows, rows, selected, margin);
-    if (margin) {
-      observer_.end(inner_, "indexer_topk", {{"selected", &selected}, {"margin", margin}});
-    } else {
-      observer_.end(inner_, "indexer_topk", {{"selected", &selected}});
-    }
+    observer_.end(inner_, "indexer_topk", {{"selected", &selected}, {"margin", margin}});
   }
   void attention(AttentionParams p, const Tensor& q, const Tensor& ring, const Tensor& compressed,
                  const Tensor* selected, const Weight& sinks, std::span<const TokenRow> rows,
@@ -113,11 +109,7 @@ class ObservedBackend final : public Backend {
              const Tensor& ids, const Tensor& weights, const Tensor* margin) override {
     observer_.begin(inner_, "route", nullptr);
     inner_.route(p, w, x, tokens, ids, weights, margin);
-    if (margin) {
-      observer_.end(inner_, "route", {{"ids", &ids}, {"weights", &weights}, {"margin", margin}});
-    } else {
-      observer_.end(inner_, "route", {{"ids", &ids}, {"weights", &weights}});
-    }
+    observer_.end(inner_, "route", {{"ids", &ids}, {"weights", &weights}, {"margin", margin}});
   }
   void routed_experts(ExpertParams p, std::span<const ExpertWeights> experts, const Tensor& x, const Tensor& ids,
                       const Tensor& weights, const Tensor& out) override {

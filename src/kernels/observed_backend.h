@@ -12,7 +12,7 @@ namespace plumb::kernels {
 
 struct OpOutput {
   const char* name;  // "y", "ids", ...
-  const Tensor* tensor;
+  const Tensor* tensor;  // null: an optional output the call did not ask for (observers skip it)
 };
 
 class OpObserver {

@@ -17,6 +17,7 @@ class Recorder final : public OpObserver {
 
   void end(Backend& inner, const char* op, std::initializer_list<OpOutput> outputs) override {
     for (const OpOutput& o : outputs) {
+      if (!o.tensor) continue;  // an optional output the call did not ask for
       const Tensor& t = *o.tensor;
       OpRecord r{std::string(op) + "." + o.name, t.rows, t.cols, std::vector<float>(size_t(t.rows * t.cols))};
       if (t.dtype == DType::dtype_i32) {

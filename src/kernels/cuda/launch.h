@@ -17,8 +17,8 @@ struct Dim3 {
   bool operator==(const Dim3& o) const { return x == o.x && y == o.y && z == o.z; }
 };
 
-// One kernel launch as CUDA takes it: the kernel's host stub, its shape and pointers to its arguments' bytes
-// (sizes[i] bytes at args[i], in parameter order).
+// One kernel launch as cudaLaunchKernel takes it: the kernel function's address, its shape and pointers to its
+// arguments' bytes (sizes[i] bytes at args[i], in parameter order).
 struct KernelCall {
   const void* func = nullptr;
   Dim3 grid, block;
