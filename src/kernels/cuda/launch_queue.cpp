@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device.h"
 #include "kernels/cuda/kernel_node.h"
 #include "kernels/cuda/kernel_timer.h"
@@ -23,17 +24,13 @@ constexpr size_t kStagingChunk = 64 << 10;   // bytes per staging chunk (larger 
 constexpr size_t kMinGraphLaunches = 16;     // smaller flushes (one op under the op timer) launch directly
 constexpr size_t kMaxGraphs = 32;            // cached graphs, least recently used dropped first
 
-void check(cudaError_t err, const char* what) {
-  if (err != cudaSuccess) fail("CUDA error {} ({}) in {}", cudaGetErrorName(err), cudaGetErrorString(err), what);
-}
-
 // Pinned host bytes and their device twin. Device addresses stay put across flushes, so a replayed graph's
 // arguments point at this flush's bytes; the host refills a chunk only once the last flush's copy from it ran.
 class StagingChunk {
  public:
   explicit StagingChunk(size_t capacity) : capacity_(capacity), device_(capacity) {
-    check(cudaHostAlloc(&host_, capacity, cudaHostAllocDefault), "cudaHostAlloc");
-    check(cudaEventCreateWithFlags(&sent_, cudaEventDisableTiming), "cudaEventCreate");
+    PLUMB_CUDA_CHECK(cudaHostAlloc(&host_, capacity, cudaHostAllocDefault));
+    PLUMB_CUDA_CHECK(cudaEventCreateWithFlags(&sent_, cudaEventDisableTiming));
   }
   ~StagingChunk() {
     cudaEventDestroy(sent_);
@@ -44,7 +41,7 @@ class StagingChunk {
 
   bool fits(size_t n) const { return used_ + n <= capacity_; }
   void* put(const void* bytes, size_t n) {
-    if (used_ == 0) check(cudaEventSynchronize(sent_), "staging wait");
+    if (used_ == 0) PLUMB_CUDA_CHECK(cudaEventSynchronize(sent_));
     std::memcpy(static_cast<char*>(host_) + used_, bytes, n);
     void* at = static_cast<char*>(device_.get()) + used_;
     used_ += (n + 15) / 16 * 16;
@@ -52,8 +49,8 @@ class StagingChunk {
   }
   void send() {
     if (used_ == 0) return;
-    check(cudaMemcpyAsync(device_.get(), host_, used_, cudaMemcpyHostToDevice, cudaStreamLegacy), "staging copy");
-    check(cudaEventRecord(sent_, cudaStreamLegacy), "staging event");
+    PLUMB_CUDA_CHECK(cudaMemcpyAsync(device_.get(), host_, used_, cudaMemcpyHostToDevice, cudaStreamLegacy));
+    PLUMB_CUDA_CHECK(cudaEventRecord(sent_, cudaStreamLegacy));
     used_ = 0;
   }
 
@@ -104,7 +101,7 @@ struct LaunchQueue::Impl {
       const cudaError_t err = cudaLaunchKernel(e.func, dim3(e.grid.x, e.grid.y, e.grid.z),
                                                dim3(e.block.x, e.block.y, e.block.z), const_cast<void**>(tape.args(i)),
                                                e.shared_bytes, cudaStreamLegacy);
-      if (err != cudaSuccess) fail("CUDA error {} launching {}", cudaGetErrorString(err), e.name);
+      if (err != cudaSuccess) cuda_failure(err, e.name, __FILE__, __LINE__);
     }
   }
 
@@ -120,12 +117,13 @@ struct LaunchQueue::Impl {
     for (size_t i = 0; i < tape.size(); ++i) {
       if (g.tape.same_args(i, tape)) continue;
       const cudaKernelNodeParams p = kernel_node_params(tape.entry(i), tape.args(i));
-      check(cudaGraphExecKernelNodeSetParams(g.exec, g.nodes[i], &p), tape.entry(i).name);
+      const cudaError_t err = cudaGraphExecKernelNodeSetParams(g.exec, g.nodes[i], &p);
+      if (err != cudaSuccess) cuda_failure(err, tape.entry(i).name, __FILE__, __LINE__);
       g.tape.copy_args(i, tape);
       ++updated;
     }
     g.last_used = ++clock;
-    check(cudaGraphLaunch(g.exec, cudaStreamLegacy), "cudaGraphLaunch");
+    PLUMB_CUDA_CHECK(cudaGraphLaunch(g.exec, cudaStreamLegacy));
     return updated;
   }
 
@@ -138,16 +136,17 @@ struct LaunchQueue::Impl {
     auto g = std::make_unique<CachedGraph>();
     g->hash = hash;
     g->tape = tape;
-    check(cudaGraphCreate(&g->graph, 0), "cudaGraphCreate");
+    PLUMB_CUDA_CHECK(cudaGraphCreate(&g->graph, 0));
     g->nodes.resize(tape.size());
     for (size_t i = 0; i < tape.size(); ++i) {  // a chain: each kernel after the one before, as on a stream
       const cudaKernelNodeParams p = kernel_node_params(tape.entry(i), tape.args(i));
-      check(cudaGraphAddKernelNode(&g->nodes[i], g->graph, i ? &g->nodes[i - 1] : nullptr, i ? 1 : 0, &p),
-            tape.entry(i).name);
+      const cudaError_t err =
+          cudaGraphAddKernelNode(&g->nodes[i], g->graph, i ? &g->nodes[i - 1] : nullptr, i ? 1 : 0, &p);
+      if (err != cudaSuccess) cuda_failure(err, tape.entry(i).name, __FILE__, __LINE__);
     }
-    check(cudaGraphInstantiate(&g->exec, g->graph, 0), "cudaGraphInstantiate");
+    PLUMB_CUDA_CHECK(cudaGraphInstantiate(&g->exec, g->graph, 0));
     g->last_used = ++clock;
-    check(cudaGraphLaunch(g->exec, cudaStreamLegacy), "cudaGraphLaunch");
+    PLUMB_CUDA_CHECK(cudaGraphLaunch(g->exec, cudaStreamLegacy));
     graphs.push_back(std::move(g));
   }
 };
@@ -203,7 +202,7 @@ void submit(Stream s, const KernelCall& call) {
                                            dim3(call.block.x, call.block.y, call.block.z),
                                            const_cast<void**>(call.args), call.shared_bytes,
                                            reinterpret_cast<cudaStream_t>(s.stream()));
-  if (err != cudaSuccess) fail("CUDA error {} launching {}", cudaGetErrorString(err), call.name);
+  if (err != cudaSuccess) cuda_failure(err, call.name, __FILE__, __LINE__);
 }
 
 }  // namespace plumb::cuda
