@@ -177,9 +177,10 @@ class CudaBackend final : public Backend {
   }
   std::string launch_summary() const override {
     const cuda::LaunchQueueStats s = queue_->stats();
-    return fmt::format("cuda launches: {} in {} flushes; graphs {}: {} built, {} replays, {} nodes updated", s.launches,
-                       s.flushes, queue_->graphs() ? "on" : "off (PLUMB_CUDA_GRAPHS=0)", s.graphs_built,
-                       s.graph_replays, s.nodes_updated) +
+    return fmt::format("cuda launches: {} in {} flushes; graphs {}: {} built, {} replays, {} nodes updated; "
+                       "dependent launch {}",
+                       s.launches, s.flushes, queue_->graphs() ? "on" : "off (PLUMB_CUDA_GRAPHS=0)", s.graphs_built,
+                       s.graph_replays, s.nodes_updated, queue_->dependent_launch() ? "on" : "off (PLUMB_CUDA_PDL=0)") +
            (queue_->kernel_times().empty() ? "" : "\n\n" + queue_->kernel_times());
   }
 

@@ -2,6 +2,7 @@
 
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/cuda/fp4_experts.h"
 #include "kernels/cuda/fp4_widen.h"
 #include "kernels/cuda/fp8_linear.h"
@@ -81,6 +82,7 @@ Workspace carve(void* base, const Fp4ExpertsView& w, int64_t rows, int64_t pairs
 constexpr int kListThreads = 1024;
 __global__ void __launch_bounds__(kListThreads) build_expert_lists(const int32_t* __restrict__ ids, int64_t pairs,
                                                                    int experts, Workspace ws) {
+  kernel_prologue();
   __shared__ int32_t count[kListThreads], warp_pairs[32], warp_active[32];
   const int e = int(threadIdx.x), lane = e % 32, warp = e / 32;
   count[e] = 0;
@@ -188,6 +190,7 @@ __device__ __forceinline__ uint16_t epilogue(const PassArgs& a, bool two, float 
 // to finish sums the partials in ascending split order and writes the bf16 outputs.
 template <int NT, bool TWO>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32) experts_pass_kernel(PassArgs a) {
+  kernel_prologue();
   const int64_t warp_id = int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
   const int64_t slot = warp_id / (a.tiles * a.splits);
   const int64_t tile = (warp_id / a.splits) % a.tiles;
@@ -312,6 +315,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) experts_pass_kernel(PassA
 __global__ void combine_kernel(const uint16_t* __restrict__ o, const int32_t* __restrict__ ids, int32_t top_k,
                                const uint16_t* __restrict__ shared, int64_t rows, int64_t hidden, void* y, bool y_f32,
                                bool round_bf16) {
+  kernel_prologue();
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= rows * hidden) return;
   const int64_t row = i / hidden, d = i % hidden;

@@ -2,6 +2,7 @@
 
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/cuda/fp8_linear.h"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/mma_fp8.cuh"
@@ -27,6 +28,7 @@ __device__ __forceinline__ float input_value(const float* x, int64_t i) { return
 template <typename T>
 __global__ void act_quant_kernel(const T* __restrict__ x, int64_t x_stride, int64_t rows, int64_t k,
                                  uint8_t* __restrict__ codes, float* __restrict__ scales) {
+  kernel_prologue();
   const int64_t kblocks = k / 128;
   const int64_t item = int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
   if (item >= rows * kblocks) return;
@@ -111,14 +113,19 @@ __device__ __forceinline__ void load_block(const LinearArgs& a, int64_t m0, int6
 // warp of a feature tile to finish sums the splits' partials in ascending order (the same order every launch).
 template <int NT>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32) fp8_linear_kernel(LinearArgs a) {
+  allow_next_kernel();
   const int64_t warp_id = int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
   const int64_t mtiles = a.n / 16;
-  if (warp_id >= mtiles * a.splits) return;
   const int64_t mtile = warp_id / a.splits;
   const int split = int(warp_id % a.splits);
   const int64_t kblocks = a.k / 128;
   const int64_t per_split = kblocks / a.splits;
   const int64_t kb0 = split * per_split;
+  // The weights depend on no earlier kernel: lanes 0-15 start this warp's 16 rows toward L2 before the wait.
+  if (warp_id < mtiles * a.splits && threadIdx.x % 32 < 16)
+    prefetch_l2(a.w + (mtile * 16 + threadIdx.x % 32) * a.k + kb0 * 128, size_t(per_split) * 128);
+  wait_for_earlier_kernels();
+  if (warp_id >= mtiles * a.splits) return;
   const int64_t kb1 = kb0 + per_split - (a.control == control_drop_last && split == a.splits - 1 ? 1 : 0);
   const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
   const int64_t m0 = mtile * 16 + g, m1 = m0 + 8;

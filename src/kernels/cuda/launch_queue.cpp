@@ -83,6 +83,7 @@ struct LaunchQueue::Impl {
   std::vector<std::unique_ptr<CachedGraph>> graphs;
   std::unordered_map<uint64_t, int> seen;  // flush shapes seen without a graph
   uint64_t clock = 0;
+  bool dependent_launch = true;  // graphs join their kernels by programmatic edges (PLUMB_CUDA_PDL=0: plain ones)
 
   void* stage(const void* bytes, size_t n) {
     while (chunk < chunks.size() && !chunks[chunk]->fits(n)) ++chunk;
@@ -138,10 +139,17 @@ struct LaunchQueue::Impl {
     g->tape = tape;
     PLUMB_CUDA_CHECK(cudaGraphCreate(&g->graph, 0));
     g->nodes.resize(tape.size());
-    for (size_t i = 0; i < tape.size(); ++i) {  // a chain: each kernel after the one before, as on a stream
+    // A chain: each kernel after the one before, as on a stream. A programmatic edge lets a kernel start while the
+    // one before finishes; the kernel waits for it in wait_for_earlier_kernels() (dependent_launch.cuh).
+    cudaGraphEdgeData edge{};
+    if (dependent_launch) {
+      edge.from_port = cudaGraphKernelNodePortProgrammatic;
+      edge.type = cudaGraphDependencyTypeProgrammatic;
+    }
+    for (size_t i = 0; i < tape.size(); ++i) {
       const cudaKernelNodeParams p = kernel_node_params(tape.entry(i), tape.args(i));
-      const cudaError_t err =
-          cudaGraphAddKernelNode(&g->nodes[i], g->graph, i ? &g->nodes[i - 1] : nullptr, i ? 1 : 0, &p);
+      cudaError_t err = cudaGraphAddKernelNode(&g->nodes[i], g->graph, nullptr, 0, &p);
+      if (err == cudaSuccess && i) err = cudaGraphAddDependencies(g->graph, &g->nodes[i - 1], &g->nodes[i], &edge, 1);
       if (err != cudaSuccess) cuda_failure(err, tape.entry(i).name, __FILE__, __LINE__);
     }
     PLUMB_CUDA_CHECK(cudaGraphInstantiate(&g->exec, g->graph, 0));
@@ -157,7 +165,11 @@ LaunchQueue::LaunchQueue(bool graphs) : impl_(std::make_unique<Impl>()), graphs_
     timer_ = std::make_unique<KernelTimer>();
     graphs_ = false;
   }
+  const char* pdl = std::getenv("PLUMB_CUDA_PDL");
+  impl_->dependent_launch = !(pdl && std::string_view(pdl) == "0");
 }
+
+bool LaunchQueue::dependent_launch() const { return impl_->dependent_launch; }
 
 std::string LaunchQueue::kernel_times() const { return timer_ ? timer_->table() : std::string(); }
 

@@ -6,6 +6,8 @@
 // launch of its own costs several, and the device runs the kernels back to back. Graph or not, the same kernels
 // run with the same arguments in the same order, so the bits cannot change; PLUMB_CUDA_GRAPHS=0 turns graphs off.
 // PLUMB_CUDA_KERNEL_TIMES=1 times each kernel on the device instead (kernel_timer.h; no graphs then).
+// In a graph each kernel is joined to the one before by a programmatic edge (dependent_launch.cuh), so its launch
+// overlaps the earlier kernel's tail.
 #pragma once
 
 #include <cstddef>
@@ -41,6 +43,9 @@ class LaunchQueue {
   void flush();
 
   bool graphs() const { return graphs_; }
+  // Whether graph kernels may start while the one before finishes (programmatic dependent launch; on unless
+  // PLUMB_CUDA_PDL=0). The bits are the same either way: every kernel waits before it touches activations.
+  bool dependent_launch() const;
   LaunchQueueStats stats() const { return stats_; }
   // The kernel timer's table, "" unless PLUMB_CUDA_KERNEL_TIMES=1.
   std::string kernel_times() const;

@@ -8,6 +8,7 @@
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device.h"
+#include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/ops_common.cuh"
 
@@ -20,6 +21,7 @@ const kernels::ControlId kLastEntryDropped = kernels::register_control(
 constexpr int kMaxSortEntries = 16384;  // indexer rows one query can rank in shared memory
 
 __global__ void position_bias_kernel(WeightRef ape, int64_t ratio, const int64_t* positions, View score) {
+  kernel_prologue();
   const int64_t r = blockIdx.x;
   for (int64_t c = threadIdx.x; c < score.cols; c += blockDim.x)
     row_ptr<float>(score, r)[c] += weight_at(ape, positions[r] % ratio, c);
@@ -29,6 +31,7 @@ __global__ void position_bias_kernel(WeightRef ape, int64_t ratio, const int64_t
 // exps are recomputed rather than stored (the same float each time), so any ratio fits.
 __global__ void compress_pool_kernel(int64_t ratio, int64_t width, bool overlap, int64_t ring_rows, View kv_ring,
                                      View score_ring, const int64_t* rows, View out, bool drop_last) {
+  kernel_prologue();
   const int64_t i = blockIdx.x;
   const int64_t slot = rows[2 * i], group = rows[2 * i + 1];
   const int64_t entries = (overlap ? 2 : 1) * ratio - (drop_last ? 1 : 0);
@@ -100,6 +103,7 @@ __device__ void bitonic_sort(float* value, int32_t* index, int n2) {
 // Blocks (r, y) take index rows y * warps + warp, stepping by gridDim.y * warps.
 __global__ void indexer_scores_kernel(IndexerArgs p, View q, View w, View index_rows, const int64_t* token_rows,
                                       float* scratch) {
+  kernel_prologue();
   extern __shared__ float query_t[];  // [head_dim][heads + 1]: the pad puts a channel's heads in other banks
   const int64_t r = blockIdx.x;
   const int64_t slot = token_rows[2 * r], visible = (token_rows[2 * r + 1] + 1) / p.ratio;
@@ -131,6 +135,7 @@ __global__ void indexer_scores_kernel(IndexerArgs p, View q, View w, View index_
 
 __global__ void indexer_select_kernel(IndexerArgs p, const int64_t* token_rows, const float* scratch, View selected,
                                       float* margin, int64_t margin_stride, int n2) {
+  kernel_prologue();
   extern __shared__ unsigned char smem[];
   float* value = reinterpret_cast<float*>(smem);
   int32_t* index = reinterpret_cast<int32_t*>(value + n2);
@@ -168,6 +173,7 @@ constexpr int kPvBatch = 32;
 template <bool kLoadsTogether>
 __global__ void attention_kernel(AttentionArgs p, View q, View ring, View compressed, View selected, bool has_selected,
                                  WeightRef sinks, const int64_t* token_rows, View out) {
+  kernel_prologue();
   extern __shared__ float sm[];
   float* logit = sm;                   // [block]
   float* prob = logit + p.block;       // [block] (bf16-rounded)
@@ -333,6 +339,7 @@ __device__ __forceinline__ Ranked better(Ranked a, Ranked b) {
 
 __global__ void route_kernel(RouterArgs p, View logits, WeightRef bias, WeightRef tid2eid, const int32_t* tokens,
                              View ids, View weights, float* margin, int64_t margin_stride) {
+  kernel_prologue();
   __shared__ float value[kMaxRoutedExperts];
   __shared__ unsigned char taken[kMaxRoutedExperts];
   __shared__ Ranked warp_best[kRouteThreads / 32];

@@ -5,6 +5,7 @@
 
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/ops_common.cuh"
 
@@ -50,6 +51,7 @@ __device__ __forceinline__ void load_weights8(const WeightRef& w, int64_t o, int
 // xor tree joins the lanes. Each row's sum is its own: rows share the weight loads, never arithmetic. The next
 // step's weights are loaded before this step's products, so two steps of loads are in flight.
 __global__ void dense_linear_kernel(WeightRef w, int64_t groups, View x, View y, bool round, float scale) {
+  kernel_prologue();
   const int64_t warps = int64_t(gridDim.x) * (blockDim.x / 32);
   const int lane = threadIdx.x % 32;
   const int64_t per_group = w.rows / groups;
@@ -84,10 +86,18 @@ __global__ void dense_linear_kernel(WeightRef w, int64_t groups, View x, View y,
 // matrices, whose few warps otherwise wait on memory latency step after step).
 template <int F, bool kVectorX, int R, int P, int C>
 __global__ void dense_linear_vector_kernel(WeightRef w, int64_t groups, View x, View y, bool round, float scale) {
+  allow_next_kernel();
   using Raw = std::conditional_t<F == 2, uint4, uint2>;
   const int64_t warps = int64_t(gridDim.x) * (blockDim.x / 32);
   const int lane = threadIdx.x % 32;
   const int64_t per_group = w.rows / groups, steps = (w.cols + 255) / 256;
+  {  // the weights depend on no earlier kernel: start this warp's first R rows toward L2 before the wait
+    const int64_t first = (int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32) * R;
+    if (lane < R && first + lane < w.rows)
+      prefetch_l2(static_cast<const uint8_t*>(w.data) + (first + lane) * w.cols * (F == 2 ? 2 : 1),
+                  size_t(w.cols) * (F == 2 ? 2 : 1));
+  }
+  wait_for_earlier_kernels();
   for (int64_t o0 = (int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32) * R; o0 < w.rows; o0 += warps * R) {
     const int64_t xoff = (o0 / per_group) * w.cols;  // R divides per_group: the R features share a group
     const Raw* rows[R];
@@ -154,6 +164,7 @@ __global__ void dense_linear_vector_kernel(WeightRef w, int64_t groups, View x, 
 }
 
 __global__ void embed_kernel(WeightRef table, const int32_t* tokens, int64_t copies, View out) {
+  kernel_prologue();
   const int64_t r = blockIdx.x;
   for (int64_t c = threadIdx.x; c < out.cols; c += blockDim.x)
     row_ptr<float>(out, r)[c] = weight_at(table, tokens[r], c % table.cols);
@@ -164,6 +175,7 @@ __global__ void embed_kernel(WeightRef table, const int32_t* tokens, int64_t cop
 // accumulates its values with fmaf in ascending order, then block_sum.
 constexpr int kNormPerThread = 16;
 __global__ void rms_norm_kernel(WeightRef w, float eps, View x, View y) {
+  kernel_prologue();
   __shared__ float shared[32];
   const int64_t r = blockIdx.x;
   const float* in = row_ptr<const float>(x, r);
@@ -198,6 +210,7 @@ __global__ void rms_norm_kernel(WeightRef w, float eps, View x, View y) {
 // the first head's scale is known before any head is written).
 __global__ void head_rms_norm_kernel(int64_t head_dim, int64_t heads_per_block, float eps, bool first_head_scale,
                                      View x) {
+  kernel_prologue();
   __shared__ float shared[32];
   float first = 0.0f;
   for (int64_t k = 0; k < heads_per_block; ++k) {
@@ -220,6 +233,7 @@ __global__ void head_rms_norm_kernel(int64_t head_dim, int64_t heads_per_block, 
 constexpr int kMaxRopePairs = 128;
 __global__ void rope_kernel(int64_t head_dim, int64_t rope_dims, bool inverse, const float* freqs,
                             const int64_t* positions, View x) {
+  kernel_prologue();
   __shared__ float cos_table[kMaxRopePairs], sin_table[kMaxRopePairs];
   const int64_t r = blockIdx.x, pairs = rope_dims / 2, heads = x.cols / head_dim;
   const float position = float(positions[r]);
@@ -260,6 +274,7 @@ __device__ __forceinline__ float round_e2m1(float x) {
 
 // FP8 (block of 64) or FP4 (block of 32) rounding simulation of one block: the release's inplace act_quant.
 __global__ void quant_sim_kernel(int format, int64_t block, int64_t col_begin, View x, int scale_shift) {
+  kernel_prologue();
   __shared__ float shared_max[32];
   float* v = row_ptr<float>(x, blockIdx.x) + col_begin + int64_t(blockIdx.y) * block;
   float amax = 0.0f;
@@ -291,6 +306,7 @@ __global__ void quant_sim_kernel(int format, int64_t block, int64_t col_begin, V
 }
 
 __global__ void hadamard_kernel(int64_t size, bool last_stage_skipped, View x) {
+  kernel_prologue();
   extern __shared__ float buf[];
   float* v = row_ptr<float>(x, blockIdx.x) + int64_t(blockIdx.y) * size;
   for (int64_t i = threadIdx.x; i < size; i += blockDim.x) buf[i] = v[i];
@@ -309,6 +325,7 @@ __global__ void hadamard_kernel(int64_t size, bool last_stage_skipped, View x) {
 }
 
 __global__ void add_kernel(View a, View b, bool repeat_skipped, View out) {
+  kernel_prologue();
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= out.rows * out.cols) return;
   const int64_t r = i / out.cols, c = i % out.cols;
@@ -317,6 +334,7 @@ __global__ void add_kernel(View a, View b, bool repeat_skipped, View out) {
 }
 
 __global__ void swiglu_kernel(View a, View b, float limit, View out) {
+  kernel_prologue();
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= out.rows * out.cols) return;
   const int64_t r = i / out.cols, c = i % out.cols;
@@ -329,6 +347,7 @@ __global__ void swiglu_kernel(View a, View b, float limit, View out) {
 }
 
 __global__ void copy_rows_kernel(View src, const int64_t* src_rows, View dst, const int64_t* dst_rows, int bytes) {
+  kernel_prologue();
   const int64_t i = blockIdx.x;
   const char* from = static_cast<const char*>(src.data) + src_rows[i] * src.stride * bytes;
   char* to = static_cast<char*>(dst.data) + dst_rows[i] * dst.stride * bytes;

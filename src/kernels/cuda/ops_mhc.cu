@@ -1,6 +1,7 @@
 // CUDA backend mHC ops (dsv4-forward.md section 6): mixes as fixed-order block dot products, the small scalar work
 // (sigmoids, Sinkhorn) on one thread in the CPU backend's order, and the collapse / post mixes per element.
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/ops_common.cuh"
 
@@ -13,6 +14,7 @@ constexpr int kMaxMixes = 64;
 // mixes[r][m] = (fn[m] . x[r]) * rsqrt(mean(x[r]^2) + norm_eps): one block per (row, mix), so the mixes' long dot
 // products run side by side (each block recomputes the row's mean square, the same float every time).
 __global__ void hc_mix_kernel(HcArgs p, WeightRef fn, View x, float* mixes) {
+  kernel_prologue();
   __shared__ float shared[32];
   const int64_t r = blockIdx.x, m = blockIdx.y;
   const float* in = row_ptr<const float>(x, r);
@@ -89,6 +91,7 @@ __device__ float sinkhorn4(float v, int64_t iters, float eps, int lane) {
 
 __global__ void hc_pre_kernel(HcArgs p, WeightRef base, WeightRef scale, const float* mixes, View x, View y, View post,
                               View comb) {
+  kernel_prologue();
   __shared__ float pre[16], comb_local[16 * 16];
   const int64_t r = blockIdx.x, hc = p.hc_mult, d = p.hidden;
   const float* in = row_ptr<const float>(x, r);
@@ -122,6 +125,7 @@ __global__ void hc_pre_kernel(HcArgs p, WeightRef base, WeightRef scale, const f
 }
 
 __global__ void hc_post_kernel(HcArgs p, View f, View x, View post, View comb, View out) {
+  kernel_prologue();
   const int64_t hc = p.hc_mult, d = p.hidden;
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= x.rows * hc * d) return;
@@ -134,6 +138,7 @@ __global__ void hc_post_kernel(HcArgs p, View f, View x, View post, View comb, V
 }
 
 __global__ void hc_head_kernel(HcArgs p, WeightRef base, WeightRef scale, const float* mixes, View x, View y) {
+  kernel_prologue();
   __shared__ float mix[kMaxMixes];
   const int64_t r = blockIdx.x, hc = p.hc_mult, d = p.hidden;
   const float* in = row_ptr<const float>(x, r);

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/zero.h"
 
@@ -9,6 +10,7 @@ namespace {
 
 // Grid-stride: 4-byte words when data and bytes are 4-aligned, else single bytes.
 __global__ void zero_kernel(void* data, size_t bytes) {
+  kernel_prologue();
   const size_t first = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   if ((reinterpret_cast<uintptr_t>(data) | bytes) % 4 == 0) {
