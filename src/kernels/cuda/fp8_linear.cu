@@ -111,8 +111,11 @@ __device__ __forceinline__ void load_block(const LinearArgs& a, int64_t m0, int6
 
 // A warp owns 16 output features and one K split; each pass covers NT * 8 rows. With several splits, the last
 // warp of a feature tile to finish sums the splits' partials in ascending order (the same order every launch).
+// The 8-row variant (every launch of up to 8 rows) is held to 128 registers so four blocks fit per multiprocessor:
+// at 148 registers three did, and wq_b's 2048 warps ran in two waves (ncu: 15% occupancy, DRAM 35%). ptxas
+// spills 52 bytes for it. NOT YET MEASURED: compare against main with plumb synth --only kernels.
 template <int NT>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32) fp8_linear_kernel(LinearArgs a) {
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) fp8_linear_kernel(LinearArgs a) {
   allow_next_kernel();
   const int64_t warp_id = int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
   const int64_t mtiles = a.n / 16;
