@@ -68,10 +68,13 @@ __device__ __forceinline__ bool ranks_before(float va, int32_t ia, float vb, int
 }
 
 // Bitonic sort of n2 (a power of two) entries in shared memory by ranks_before; padding entries have index -1 and
-// rank last (they are given index INT_MAX for the comparison).
+// rank last (they are given index INT_MAX for the comparison). A stage of stride <= 32 pairs entries within
+// 64-entry segments, and pair t lies in segment t / 32, so each segment belongs to one warp: between two such
+// stages only the warp waits, not the block.
 __device__ void bitonic_sort(float* value, int32_t* index, int n2) {
   for (int size = 2; size <= n2; size *= 2) {
     for (int stride = size / 2; stride > 0; stride /= 2) {
+      const int next = stride > 1 ? stride / 2 : size * 2 <= n2 ? size : 0;  // the next stage's stride (0: none)
       for (int t = threadIdx.x; t < n2 / 2; t += blockDim.x) {
         const int i = 2 * stride * (t / stride) + t % stride, j = i + stride;
         const bool ascending = (i & size) == 0;
@@ -92,7 +95,11 @@ __device__ void bitonic_sort(float* value, int32_t* index, int n2) {
           index[j] = ti;
         }
       }
-      __syncthreads();
+      if (stride <= 32 && next != 0 && next <= 32) {
+        __syncwarp();
+      } else {
+        __syncthreads();
+      }
     }
   }
 }
