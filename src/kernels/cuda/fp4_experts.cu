@@ -16,6 +16,7 @@ namespace {
 constexpr int kWarpsPerBlock = 4;
 constexpr int kMaxTopK = 16;
 constexpr int64_t kSplitK = 1024;  // K values per split: 8 super-blocks, enough warps at one row
+constexpr int kMaxSplits = 8;      // K up to 8192
 
 const kernels::ControlId kFirstRow = kernels::register_control(
     "fp4_experts_cuda", "rows_read_pass_first_row", "every row of an expert pass reads the pass's first row");
@@ -194,10 +195,11 @@ __device__ __forceinline__ uint16_t epilogue(const PassArgs& a, bool two, float 
 template <int NT, bool TWO>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_pass_kernel(PassArgs a) {
   kernel_prologue();
-  const int64_t warp_id = int64_t(blockIdx.x) * kWarpsPerBlock + threadIdx.x / 32;
-  const int64_t slot = warp_id / (a.tiles * a.splits);
-  const int64_t tile = (warp_id / a.splits) % a.tiles;
-  const int64_t split = warp_id % a.splits;
+  const int warp_id = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x) / 32;  // 32-bit: no 64-bit divisions
+  const int tiles = int(a.tiles), splits = int(a.splits);
+  const int64_t slot = warp_id / (tiles * splits);
+  const int64_t tile = (warp_id / splits) % tiles;
+  const int64_t split = warp_id % splits;
   if (slot >= *a.ws.n_active) return;
   const int32_t expert = a.ws.active[slot];
   const int32_t begin = a.ws.offsets[slot], end = a.ws.offsets[slot + 1];
@@ -302,12 +304,19 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_
     const int32_t pair = a.ws.list[i / 16];
     const int64_t feature = tile * 16 + i % 16;
     const int64_t at = int64_t(pair) * a.out_features + feature;
-    float g1 = __ldcg(&a.ws.partial[at]), g3 = 0.0f;
-    if (TWO) g3 = __ldcg(&a.ws.partial[a.splits * pairs * a.out_features + at]);
-    for (int64_t s = 1; s < a.splits; ++s) {
-      g1 += __ldcg(&a.ws.partial[s * pairs * a.out_features + at]);
-      if (TWO) g3 += __ldcg(&a.ws.partial[(a.splits + s) * pairs * a.out_features + at]);
+    // Every split's partial is loaded before the sums, which keep the ascending order (one L2 round trip, not one
+    // per split).
+    const int64_t stride = pairs * a.out_features;
+    float v1[kMaxSplits], v3[kMaxSplits];
+#pragma unroll
+    for (int s = 0; s < kMaxSplits; ++s) {
+      v1[s] = s < splits ? __ldcg(&a.ws.partial[s * stride + at]) : 0.0f;
+      v3[s] = TWO && s < splits ? __ldcg(&a.ws.partial[(splits + s) * stride + at]) : 0.0f;
     }
+    float g1 = v1[0], g3 = v3[0];
+#pragma unroll
+    for (int s = 1; s < kMaxSplits; ++s)
+      if (s < splits) g1 += v1[s], g3 += v3[s];
     a.out[at] = epilogue(a, TWO, g1, g3, pair);
   }
   if (lane == 0) *counter = 0u;
@@ -384,6 +393,7 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   if (rows == 0) return;
   PLUMB_CHECK(routing.top_k >= 1 && routing.top_k <= kMaxTopK && w.experts <= kListThreads);
   PLUMB_CHECK(w.hidden % 128 == 0 && w.inter % 128 == 0);
+  PLUMB_CHECK(splits_for(w.hidden) <= kMaxSplits && splits_for(w.inter) <= kMaxSplits);
   const int64_t pairs = rows * routing.top_k;
   const Workspace ws = carve(workspace, w, rows, pairs);
   // Passes of 8 up to 16 rows: measured faster than passes of 16 at 16 rows (same 6 experts 145 vs 155 us, rows
