@@ -19,13 +19,32 @@ __global__ void hc_mix_kernel(HcArgs p, WeightRef fn, View x, float* mixes) {
   const int64_t r = blockIdx.x, m = blockIdx.y;
   const float* in = row_ptr<const float>(x, r);
   const int64_t n = p.hc_mult * p.hidden, n_rms = p.rms_over_first_stream ? p.hidden : n;
-  // 32 steps of loads in flight per thread (block_dot's order is the same for any batch): a block has one long
-  // dot to do, so its time was DRAM latency times the number of batches.
-  const float ss = block_dot<32>(n_rms, [&](int64_t i) { return in[i]; }, [&](int64_t i) { return in[i]; }, shared);
+  // The mean square and the mix's dot in one sweep over x, 32 steps of loads in flight per thread: each thread's
+  // two sums take its elements in ascending order, as block_dot does, so the floats are block_dot's (a block has
+  // one long dot to do; its time was DRAM latency times the number of batches, and x was read twice).
+  constexpr int kBatch = 32;
+  const int64_t step = blockDim.x;
+  float ss = 0.0f, dot = 0.0f;
+  int64_t i = threadIdx.x;
+  for (; i + (kBatch - 1) * step < n; i += kBatch * step) {
+    float xv[kBatch], wv[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) xv[j] = in[i + j * step], wv[j] = weight_at(fn, m, i + j * step);
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      if (i + j * step < n_rms) ss = fmaf(xv[j], xv[j], ss);
+      dot = fmaf(wv[j], xv[j], dot);
+    }
+  }
+  for (; i < n; i += step) {
+    const float v = in[i];
+    if (i < n_rms) ss = fmaf(v, v, ss);
+    dot = fmaf(weight_at(fn, m, i), v, dot);
+  }
+  ss = block_sum(ss, shared);
+  dot = block_sum(dot, shared);
   const float rho = rsqrt_f32(ss * (1.0f / float(n_rms)) + float(p.norm_eps));
-  const float d =
-      block_dot<32>(n, [&](int64_t i) { return weight_at(fn, m, i); }, [&](int64_t i) { return in[i]; }, shared);
-  if (threadIdx.x == 0) mixes[r * kMaxMixes + m] = d * rho;
+  if (threadIdx.x == 0) mixes[r * kMaxMixes + m] = dot * rho;
 }
 
 // Sinkhorn on the hc x hc matrix c (shared memory), by the lanes of one warp: lane j takes row j in the row steps
@@ -96,6 +115,19 @@ __global__ void hc_pre_kernel(HcArgs p, WeightRef base, WeightRef scale, const f
   const int64_t r = blockIdx.x, hc = p.hc_mult, d = p.hidden;
   const float* in = row_ptr<const float>(x, r);
   const float* mix = mixes + r * kMaxMixes;
+  // Up to 4 streams of up to 16 values a thread: every thread's x values are loaded while warp 0 does the scalar
+  // work (the collapse below was one L2 round trip per value, as its stores kept later loads from moving up).
+  constexpr int kHeldStreams = 4, kHeldPerThread = 16;
+  const bool held = hc <= kHeldStreams && d <= int64_t(blockDim.x) * kHeldPerThread;
+  float xv[kHeldPerThread][kHeldStreams];
+  if (held) {
+#pragma unroll
+    for (int q = 0; q < kHeldPerThread; ++q) {
+      const int64_t j = threadIdx.x + int64_t(q) * blockDim.x;
+#pragma unroll
+      for (int k = 0; k < kHeldStreams; ++k) xv[q][k] = j < d && k < hc ? in[k * d + j] : 0.0f;
+    }
+  }
   if (threadIdx.x < 32) {  // the scalar work on one warp, a lane per stream (or per matrix entry)
     const int lane = int(threadIdx.x);
     const float eps = float(p.hc_eps);
@@ -117,6 +149,19 @@ __global__ void hc_pre_kernel(HcArgs p, WeightRef base, WeightRef scale, const f
     }
   }
   __syncthreads();
+  if (held) {
+#pragma unroll
+    for (int q = 0; q < kHeldPerThread; ++q) {
+      const int64_t j = threadIdx.x + int64_t(q) * blockDim.x;
+      if (j >= d) break;
+      float s = 0.0f;
+#pragma unroll
+      for (int k = 0; k < kHeldStreams; ++k)
+        if (k < hc) s += pre[k] * xv[q][k];
+      row_ptr<float>(y, r)[j] = bf16r(s);
+    }
+    return;
+  }
   for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
     float s = 0.0f;
     for (int64_t k = 0; k < hc; ++k) s += pre[k] * in[k * d + j];
