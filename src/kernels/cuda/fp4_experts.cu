@@ -211,6 +211,16 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_
   const uint8_t* c3 = TWO ? a.codes3[expert] + tile * supers * 1024 + lane * 32 : nullptr;
   const uint8_t* s3 = TWO ? a.scales3[expert] + tile * supers * 64 : nullptr;
   const int64_t pairs = a.ws.offsets[*a.ws.n_active];
+  // This warp's whole K range toward L2 at once (contiguous codes and scales): the steps' loads below then wait on
+  // L2, not DRAM, while a step ahead was all they kept in flight.
+  if (lane == 0) {
+    prefetch_l2(c1 - lane * 32 + sb0 * 1024, size_t(sb1 - sb0) * 1024);
+    prefetch_l2(s1 + sb0 * 64, size_t(sb1 - sb0) * 64);
+    if (TWO) {
+      prefetch_l2(c3 - lane * 32 + sb0 * 1024, size_t(sb1 - sb0) * 1024);
+      prefetch_l2(s3 + sb0 * 64, size_t(sb1 - sb0) * 64);
+    }
+  }
 
   for (int32_t pbase = begin; pbase < end; pbase += NT * 8) {
     int64_t brow[NT], crow[NT][2];  // input rows of this lane's B fragment and of its accumulator columns
