@@ -1,10 +1,12 @@
-// Programmatic dependent launch (Hopper). The launch queue joins each kernel to the one before it with a
-// programmatic edge, so a kernel's blocks may be scheduled while the one before is still running: its launch and
-// its weight prefetches overlap the earlier kernel's tail instead of following it. What keeps that exact is the
-// rule every kernel follows: kernel_prologue() (or allow_next_kernel() then wait_for_earlier_kernels()) runs in
-// every block before the block reads or writes anything an earlier kernel touched, and before the block exits, so
-// each kernel finishes after the one before it and later kernels see every earlier write. Only constant weights
-// may be read (or prefetched) before the wait. Without a programmatic edge both instructions do nothing.
+// Programmatic dependent launch (Hopper). The launch queue can join each kernel to the one before it with a
+// programmatic edge (PLUMB_CUDA_PDL=1), so a kernel's blocks may be scheduled while the one before is still
+// running: its launch and its weight prefetches overlap the earlier kernel instead of following it. What keeps that
+// exact is the rule every kernel follows: kernel_prologue() (or wait_for_earlier_kernels() then
+// allow_next_kernel()) runs in every block before the block reads or writes anything an earlier kernel touched,
+// and before the block exits, so each kernel finishes after the one before it and later kernels see every earlier
+// write. Only constant weights may be read (or prefetched) before the wait. A kernel lets the next one start only
+// after its own wait, so at most one kernel ahead holds multiprocessor space or prefetches. Without a programmatic
+// edge both instructions do nothing.
 #pragma once
 
 #include <cstddef>
@@ -28,8 +30,8 @@ __device__ __forceinline__ void wait_for_earlier_kernels() {
 }
 
 __device__ __forceinline__ void kernel_prologue() {
-  allow_next_kernel();
   wait_for_earlier_kernels();
+  allow_next_kernel();
 }
 
 // Asks the memory system to bring [p, p + bytes) into L2 (a hint: nothing waits for it, nothing is written).

@@ -112,11 +112,10 @@ __device__ __forceinline__ void load_block(const LinearArgs& a, int64_t m0, int6
 // A warp owns 16 output features and one K split; each pass covers NT * 8 rows. With several splits, the last
 // warp of a feature tile to finish sums the splits' partials in ascending order (the same order every launch).
 // The 8-row variant (every launch of up to 8 rows) is held to 128 registers so four blocks fit per multiprocessor:
-// at 148 registers three did, and wq_b's 2048 warps ran in two waves (ncu: 15% occupancy, DRAM 35%). ptxas
-// spills 52 bytes for it. NOT YET MEASURED: compare against main with plumb synth --only kernels.
+// at 148 registers three did, and wq_b's 2048 warps ran in two waves. ptxas spills a few dozen bytes; wq_b at one
+// row went 19.4 -> 15.4 us (H200, plumb synth --only kernels).
 template <int NT>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) fp8_linear_kernel(LinearArgs a) {
-  allow_next_kernel();
   const int warp_id = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x) / 32;  // 32-bit: no 64-bit division
   const int mtiles = int(a.n / 16);
   const int64_t mtile = warp_id / a.splits;
@@ -128,6 +127,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) fp8_line
   if (warp_id < mtiles * a.splits && threadIdx.x % 32 < 16)
     prefetch_l2(a.w + (mtile * 16 + threadIdx.x % 32) * a.k + kb0 * 128, size_t(per_split) * 128);
   wait_for_earlier_kernels();
+  allow_next_kernel();
   if (warp_id >= mtiles * a.splits) return;
   const int64_t kb1 = kb0 + per_split - (a.control == control_drop_last && split == a.splits - 1 ? 1 : 0);
   const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;

@@ -22,9 +22,23 @@ constexpr int kMaxSortEntries = 16384;  // indexer rows one query can rank in sh
 
 __global__ void position_bias_kernel(WeightRef ape, int64_t ratio, const int64_t* positions, View score) {
   kernel_prologue();
-  const int64_t r = blockIdx.x;
-  for (int64_t c = threadIdx.x; c < score.cols; c += blockDim.x)
-    row_ptr<float>(score, r)[c] += weight_at(ape, positions[r] % ratio, c);
+  const int64_t r = blockIdx.x, bias_row = positions[r] % ratio;
+  float* row = row_ptr<float>(score, r);
+  constexpr int kBatch = 8;  // loads before stores, which would hold up every next load
+  for (int64_t c0 = threadIdx.x; c0 < score.cols; c0 += kBatch * int64_t(blockDim.x)) {
+    float v[kBatch], b[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int64_t c = c0 + j * int64_t(blockDim.x);
+      v[j] = c < score.cols ? row[c] : 0.0f;
+      b[j] = c < score.cols ? weight_at(ape, bias_row, c) : 0.0f;
+    }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int64_t c = c0 + j * int64_t(blockDim.x);
+      if (c < score.cols) row[c] = v[j] + b[j];
+    }
+  }
 }
 
 // One thread per channel: the CPU backend's three passes (max, sum of exps, weighted sum) in entry order; the

@@ -91,7 +91,6 @@ __global__ void dense_linear_kernel(WeightRef w, int64_t groups, View x, View y,
 template <int F, bool kVectorX, int R, int P, int C, bool kSharedX = false>
 __global__ void dense_linear_vector_kernel(WeightRef w, int64_t groups, View x, View y, bool round, float scale) {
   extern __shared__ __align__(16) float x_shared[];  // kSharedX: [x.rows][w.cols]
-  allow_next_kernel();
   using Raw = std::conditional_t<F == 2, uint4, uint2>;
   const int64_t warps = int64_t(gridDim.x) * (blockDim.x / 32);
   const int lane = threadIdx.x % 32;
@@ -103,15 +102,22 @@ __global__ void dense_linear_vector_kernel(WeightRef w, int64_t groups, View x, 
                   size_t(w.cols) * (F == 2 ? 2 : 1));
   }
   wait_for_earlier_kernels();
-  if constexpr (kSharedX) {
-    for (int64_t r = 0; r < x.rows; ++r) {
-      const float* from = row_ptr<const float>(x, r);
-      float* to = x_shared + r * w.cols;
-      if constexpr (kVectorX) {
-        for (int64_t c = int64_t(threadIdx.x) * 4; c < w.cols; c += int64_t(blockDim.x) * 4)
-          *reinterpret_cast<float4*>(to + c) = *reinterpret_cast<const float4*>(from + c);
-      } else {
-        for (int64_t c = threadIdx.x; c < w.cols; c += blockDim.x) to[c] = from[c];
+  allow_next_kernel();
+  if constexpr (kSharedX) {  // eight loads a thread go out before their stores (a store held up every next load)
+    constexpr int kBatch = 8, kWidth = kVectorX ? 4 : 1;
+    using Chunk = std::conditional_t<kVectorX, float4, float>;
+    const int per_row = int(w.cols) / kWidth, n = int(x.rows) * per_row, step = int(blockDim.x);
+    for (int i0 = int(threadIdx.x); i0 < n; i0 += kBatch * step) {
+      Chunk v[kBatch];
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        const int i = i0 + j * step;
+        if (i < n) v[j] = reinterpret_cast<const Chunk*>(row_ptr<const float>(x, i / per_row))[i % per_row];
+      }
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        const int i = i0 + j * step;
+        if (i < n) reinterpret_cast<Chunk*>(x_shared)[i] = v[j];
       }
     }
     __syncthreads();
@@ -261,19 +267,40 @@ __global__ void rope_kernel(int64_t head_dim, int64_t rope_dims, bool inverse, c
     sin_table[k] = float(sin(double(angle)));
   }
   __syncthreads();
-  for (int64_t i = threadIdx.x; i < pairs * heads; i += blockDim.x) {
-    const int64_t k = i % pairs, h = i / pairs;
-    const float c = cos_table[k], s = sin_table[k];
-    float* pair = row_ptr<float>(x, r) + h * head_dim + (head_dim - rope_dims) + 2 * k;
-    const float a = pair[0], b = pair[1];
-    // Each product rounded, then the sum, as the CPU backend (built with -ffp-contract=off): written out so the
-    // compiler cannot fuse one product into the sum, which side depending on the code around it.
-    if (inverse) {
-      pair[0] = bf16r(__fadd_rn(__fmul_rn(a, c), __fmul_rn(b, s)));
-      pair[1] = bf16r(__fsub_rn(__fmul_rn(b, c), __fmul_rn(a, s)));
-    } else {
-      pair[0] = bf16r(__fsub_rn(__fmul_rn(a, c), __fmul_rn(b, s)));
-      pair[1] = bf16r(__fadd_rn(__fmul_rn(a, s), __fmul_rn(b, c)));
+  // kBatch pairs a thread are loaded before any is rotated and stored: the stores kept each next load waiting
+  // for them (one L2 round trip per pair).
+  constexpr int kBatch = 8;
+  const int n = int(pairs * heads), step = int(blockDim.x), p = int(pairs);
+  float* row = row_ptr<float>(x, r) + (head_dim - rope_dims);
+  for (int i0 = int(threadIdx.x); i0 < n; i0 += kBatch * step) {
+    float2 v[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int i = i0 + j * step;
+      if (i < n) {
+        const float* pair = row + (i / p) * head_dim + 2 * (i % p);
+        v[j] = make_float2(pair[0], pair[1]);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int i = i0 + j * step;
+      if (i >= n) break;
+      const int k = i % p;
+      const float c = cos_table[k], s = sin_table[k], a = v[j].x, b = v[j].y;
+      // Each product rounded, then the sum, as the CPU backend (built with -ffp-contract=off): written out so the
+      // compiler cannot fuse one product into the sum, which side depending on the code around it.
+      float2 out;
+      if (inverse) {
+        out.x = bf16r(__fadd_rn(__fmul_rn(a, c), __fmul_rn(b, s)));
+        out.y = bf16r(__fsub_rn(__fmul_rn(b, c), __fmul_rn(a, s)));
+      } else {
+        out.x = bf16r(__fsub_rn(__fmul_rn(a, c), __fmul_rn(b, s)));
+        out.y = bf16r(__fadd_rn(__fmul_rn(a, s), __fmul_rn(b, c)));
+      }
+      float* pair = row + (i / p) * head_dim + 2 * k;
+      pair[0] = out.x;
+      pair[1] = out.y;
     }
   }
 }
