@@ -132,8 +132,21 @@ __global__ void indexer_scores_kernel(IndexerArgs p, View q, View w, View index_
   if (int64_t(blockIdx.y) * warps >= visible) return;
   const float* query = row_ptr<const float>(q, r);
   const float* head_weight = row_ptr<const float>(w, r);
-  for (int64_t i = threadIdx.x; i < p.heads * p.head_dim; i += blockDim.x)
-    query_t[(i % p.head_dim) * (p.heads + 1) + i / p.head_dim] = query[i];
+  {  // 16 loads a thread go out before their stores: a generic load may not pass a shared store, so one at a time
+     // these were one L2 round trip per value (32 a thread at 64 heads of 128)
+    constexpr int kBatch = 16;
+    const int n = int(p.heads * p.head_dim), dim = int(p.head_dim), heads = int(p.heads), step = int(blockDim.x);
+    for (int i0 = int(threadIdx.x); i0 < n; i0 += kBatch * step) {
+      float v[kBatch];
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) v[j] = i0 + j * step < n ? query[i0 + j * step] : 0.0f;
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        const int i = i0 + j * step;
+        if (i < n) query_t[(i % dim) * (heads + 1) + i / dim] = v[j];
+      }
+    }
+  }
   __syncthreads();
   for (int64_t t = int64_t(blockIdx.y) * warps + warp; t < visible; t += int64_t(gridDim.y) * warps) {
     const float* key = row_ptr<const float>(index_rows, slot * p.rows_per_slot + t);
