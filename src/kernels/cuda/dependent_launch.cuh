@@ -1,5 +1,5 @@
-// Programmatic dependent launch (Hopper). The launch queue can join each kernel to the one before it with a
-// programmatic edge (PLUMB_CUDA_PDL=1), so a kernel's blocks may be scheduled while the one before is still
+// Programmatic dependent launch (Hopper). The launch queue joins each graph kernel to the one before it with a
+// programmatic edge (unless PLUMB_CUDA_PDL=0), so a kernel's blocks may be scheduled while the one before is still
 // running: its launch and its weight prefetches overlap the earlier kernel instead of following it. What keeps that
 // exact is the rule every kernel follows: kernel_prologue() (or wait_for_earlier_kernels() then
 // allow_next_kernel()) runs in every block before the block reads or writes anything an earlier kernel touched,

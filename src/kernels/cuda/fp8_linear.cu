@@ -13,6 +13,7 @@ namespace {
 
 constexpr int kWarpsPerBlock = 4;
 constexpr size_t kMaxFusedBytes = 48 << 10;  // the fused variant's shared memory (no opt-in needed up to 48 KB)
+constexpr int64_t kMaxFusedRows = 1;          // rows up to which the GEMM kernel quantizes its own activations
 
 const kernels::ControlId kDropLastKBlock =
     kernels::register_control("fp8_linear_cuda", "drop_last_k_block", "the last 128-wide K block is skipped");
@@ -140,7 +141,7 @@ __device__ __forceinline__ void load_block(const LinearArgs& a, const QuantizedX
 // The 8-row variant (every launch of up to 8 rows) is held to 128 registers so four blocks fit per multiprocessor:
 // at 148 registers three did, and wq_b's 2048 warps ran in two waves. ptxas spills a few dozen bytes; wq_b at one
 // row went 19.4 -> 15.4 us (H200, plumb synth --only kernels).
-// Fused (at most 8 rows): the block first quantizes the K blocks its warps read into shared memory, with the
+// Fused (one row; up to 8 work): the block first quantizes the K blocks its warps read into shared memory, with the
 // same arithmetic as act_quant_kernel, so the bits are those of the two-kernel path and one launch is saved.
 template <typename T>
 __device__ void quantize_into_shared(const LinearArgs& a, const T* x, uint8_t* codes, float* scales, int64_t kb_base) {
@@ -323,10 +324,12 @@ void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* 
   auto* partial = reinterpret_cast<float*>(base);
   const int splits = fp8_linear_splits(w.n, w.k);
   if (rows_per_pass == 0) rows_per_pass = rows <= 8 ? 8 : rows <= 16 ? 16 : 32;
-  // Up to 8 rows the GEMM kernel quantizes its own K blocks (one launch instead of two; the same bits).
+  // At one row the GEMM kernel quantizes its own K blocks (one launch instead of two; the same bits). Every block
+  // quantizes what its warps read, so the cost grows with the rows: wq_b took 14.1 us fused against 15.1 at one
+  // row, but 17.5 against 15.3 at four and 21.7 against 15.4 at eight (H200).
   const int kb_block = int(w.k / 128 / splits) * std::min(splits, kWarpsPerBlock);
   const size_t fused_bytes = size_t(rows) * size_t(kb_block) * (128 + sizeof(float));
-  const bool fused = rows_per_pass == 8 && rows <= 8 && fused_bytes <= kMaxFusedBytes;
+  const bool fused = rows_per_pass == 8 && rows <= kMaxFusedRows && fused_bytes <= kMaxFusedBytes;
   if (!fused && io.x_f32) {
     act_quant_e4m3_f32(static_cast<const float*>(io.x), io.x_stride, rows, w.k, xq, xs, stream);
   } else if (!fused) {
