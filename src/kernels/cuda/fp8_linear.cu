@@ -12,8 +12,6 @@ namespace plumb::cuda {
 namespace {
 
 constexpr int kWarpsPerBlock = 4;
-constexpr size_t kMaxFusedBytes = 48 << 10;  // the fused variant's shared memory (no opt-in needed up to 48 KB)
-constexpr int64_t kMaxFusedRows = 1;          // rows up to which the GEMM kernel quantizes its own activations
 
 const kernels::ControlId kDropLastKBlock =
     kernels::register_control("fp8_linear_cuda", "drop_last_k_block", "the last 128-wide K block is skipped");
@@ -24,26 +22,9 @@ enum : int { control_none = 0, control_drop_last = 1, control_first_row = 2 };
 __device__ __forceinline__ float input_value(const uint16_t* x, int64_t i) { return bf16_bits_to_float(x[i]); }
 __device__ __forceinline__ float input_value(const float* x, int64_t i) { return x[i]; }
 
-// One 128-wide K block of one row, by a warp holding 4 values a lane: amax, the power-of-two scale and the lane's
-// four e4m3 codes (packed). Dividing by a power of two is multiplying by its exact reciprocal (an Inf block's
-// reciprocal is 0, so its codes become NaN, and its finite values 0, exactly as a division by Inf would).
-__device__ __forceinline__ uint32_t quantize_block(const float (&v)[4], float& scale) {
-  float amax = fmaxf(fmaxf(fabsf(v[0]), fabsf(v[1])), fmaxf(fabsf(v[2]), fabsf(v[3])));
-  for (int o = 16; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
-  const int e = pow2_scale_exponent_dev(amax, 448.0f);
-  const float inv = e >= 128 ? 0.0f : ldexpf(1.0f, -e);
-  uint32_t packed = 0;
-  for (int i = 0; i < 4; ++i) packed |= uint32_t(float_to_e4m3(v[i] * inv)) << (8 * i);
-  scale = ldexpf(1.0f, e);
-  return packed;
-}
-
-template <typename T>
-__device__ __forceinline__ void load4(const T* x, int64_t at, float (&v)[4]) {
-  for (int i = 0; i < 4; ++i) v[i] = input_value(x, at + i);
-}
-
-// One warp per 128-wide K block of one row.
+// One warp per 128-wide K block of one row: amax, the power-of-two scale, and the e4m3 codes. Dividing by a power
+// of two is multiplying by its exact reciprocal (an Inf block's reciprocal is 0, so its codes become NaN, and its
+// finite values 0, exactly as a division by Inf would).
 template <typename T>
 __global__ void act_quant_kernel(const T* __restrict__ x, int64_t x_stride, int64_t rows, int64_t k,
                                  uint8_t* __restrict__ codes, float* __restrict__ scales) {
@@ -53,10 +34,16 @@ __global__ void act_quant_kernel(const T* __restrict__ x, int64_t x_stride, int6
   if (item >= rows * kblocks) return;
   const int lane = threadIdx.x % 32;
   const int64_t row = item / kblocks, kb = item % kblocks;
-  float v[4], scale;
-  load4(x, row * x_stride + kb * 128 + lane * 4, v);
-  *reinterpret_cast<uint32_t*>(codes + row * k + kb * 128 + lane * 4) = quantize_block(v, scale);
-  if (lane == 0) scales[row * kblocks + kb] = scale;
+  const int64_t at = row * x_stride + kb * 128 + lane * 4;
+  const float v[4] = {input_value(x, at), input_value(x, at + 1), input_value(x, at + 2), input_value(x, at + 3)};
+  float amax = fmaxf(fmaxf(fabsf(v[0]), fabsf(v[1])), fmaxf(fabsf(v[2]), fabsf(v[3])));
+  for (int o = 16; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+  const int e = pow2_scale_exponent_dev(amax, 448.0f);
+  const float inv = e >= 128 ? 0.0f : ldexpf(1.0f, -e);
+  uint32_t packed = 0;
+  for (int i = 0; i < 4; ++i) packed |= uint32_t(float_to_e4m3(v[i] * inv)) << (8 * i);
+  *reinterpret_cast<uint32_t*>(codes + row * k + kb * 128 + lane * 4) = packed;
+  if (lane == 0) scales[row * kblocks + kb] = ldexpf(1.0f, e);
 }
 
 struct LinearArgs {
@@ -74,12 +61,6 @@ struct LinearArgs {
   int64_t y_stride;
   float output_scale;
   int control;          // planted control (kernels/control.h), control_none in production
-  // The fused variant (fp8_linear_kernel<1, true>) quantizes x itself, into shared memory: the K blocks
-  // [kb_base, kb_base + kb_block) its warps read, kb_base that of the block's first warp.
-  const void* x;
-  bool x_f32;
-  int64_t x_stride;
-  int kb_block;
 };
 
 __device__ __forceinline__ void store_output(const LinearArgs& a, int64_t row, int64_t m, float acc) {
@@ -104,17 +85,10 @@ struct BlockLoad {
   float sa[NT][2];
 };
 
-// Where a pass reads its quantized activations: the workspace (codes [rows, k], scales [rows, k / 128]) or, fused,
-// the block's shared copy of K blocks [kb_base, kb_base + kb_block).
-struct QuantizedX {
-  const uint8_t* codes;
-  const float* scales;
-  int64_t row_bytes, row_blocks, kb_base;
-};
-
 template <int NT>
-__device__ __forceinline__ void load_block(const LinearArgs& a, const QuantizedX& xq, int64_t m0, int64_t m1,
-                                           int64_t kb, int64_t base, int g, int t, BlockLoad<NT>& b) {
+__device__ __forceinline__ void load_block(const LinearArgs& a, int64_t m0, int64_t m1, int64_t kb, int64_t base,
+                                           int g, int t, BlockLoad<NT>& b) {
+  const int64_t kblocks = a.k / 128;
 #pragma unroll
   for (int c = 0; c < 2; ++c) {
     const int64_t kofs = kb * 128 + c * 64 + t * 16;
@@ -126,13 +100,12 @@ __device__ __forceinline__ void load_block(const LinearArgs& a, const QuantizedX
     const int64_t row = a.control == control_first_row ? base : base + nt * 8 + g;
 #pragma unroll
     for (int c = 0; c < 2; ++c) {
-      const int64_t kofs = (kb - xq.kb_base) * 128 + c * 64 + t * 16;
-      b.q[nt][c] = row < a.rows ? *reinterpret_cast<const uint4*>(xq.codes + row * xq.row_bytes + kofs)
-                                : make_uint4(0, 0, 0, 0);
+      const int64_t kofs = kb * 128 + c * 64 + t * 16;
+      b.q[nt][c] = row < a.rows ? *reinterpret_cast<const uint4*>(a.xq + row * a.k + kofs) : make_uint4(0, 0, 0, 0);
     }
     const int64_t r0 = base + nt * 8 + 2 * t, r1 = r0 + 1;
-    b.sa[nt][0] = r0 < a.rows ? xq.scales[r0 * xq.row_blocks + kb - xq.kb_base] : 0.0f;
-    b.sa[nt][1] = r1 < a.rows ? xq.scales[r1 * xq.row_blocks + kb - xq.kb_base] : 0.0f;
+    b.sa[nt][0] = r0 < a.rows ? a.xs[r0 * kblocks + kb] : 0.0f;
+    b.sa[nt][1] = r1 < a.rows ? a.xs[r1 * kblocks + kb] : 0.0f;
   }
 }
 
@@ -141,34 +114,8 @@ __device__ __forceinline__ void load_block(const LinearArgs& a, const QuantizedX
 // The 8-row variant (every launch of up to 8 rows) is held to 128 registers so four blocks fit per multiprocessor:
 // at 148 registers three did, and wq_b's 2048 warps ran in two waves. ptxas spills a few dozen bytes; wq_b at one
 // row went 19.4 -> 15.4 us (H200, plumb synth --only kernels).
-// Fused (one row; up to 8 work): the block first quantizes the K blocks its warps read into shared memory, with the
-// same arithmetic as act_quant_kernel, so the bits are those of the two-kernel path and one launch is saved.
-template <typename T>
-__device__ void quantize_into_shared(const LinearArgs& a, const T* x, uint8_t* codes, float* scales, int64_t kb_base) {
-  constexpr int kBatch = 4;  // items a warp loads before it quantizes and stores any
-  const int lane = int(threadIdx.x % 32), items = int(a.rows) * a.kb_block;
-  for (int i0 = int(threadIdx.x / 32); i0 < items; i0 += kBatch * kWarpsPerBlock) {
-    float v[kBatch][4];
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      const int item = i0 + j * kWarpsPerBlock;
-      if (item < items)
-        load4(x, (item / a.kb_block) * a.x_stride + (kb_base + item % a.kb_block) * 128 + lane * 4, v[j]);
-    }
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      const int item = i0 + j * kWarpsPerBlock;
-      if (item >= items) break;
-      float scale;
-      *reinterpret_cast<uint32_t*>(codes + int64_t(item) * 128 + lane * 4) = quantize_block(v[j], scale);
-      if (lane == 0) scales[item] = scale;
-    }
-  }
-}
-
-template <int NT, bool kFused>
+template <int NT>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) fp8_linear_kernel(LinearArgs a) {
-  extern __shared__ __align__(16) uint8_t fused_x[];  // kFused: codes [rows][kb_block * 128], scales [rows][kb_block]
   const int warp_id = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x) / 32;  // 32-bit: no 64-bit division
   const int mtiles = int(a.n / 16);
   const int64_t mtile = warp_id / a.splits;
@@ -181,21 +128,6 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) fp8_line
     prefetch_l2(a.w + (mtile * 16 + threadIdx.x % 32) * a.k + kb0 * 128, size_t(per_split) * 128);
   wait_for_earlier_kernels();
   allow_next_kernel();
-  QuantizedX xq{a.xq, a.xs, a.k, a.k / 128, 0};
-  if constexpr (kFused) {
-    xq.kb_base = int64_t((int(blockIdx.x) * kWarpsPerBlock) % a.splits) * per_split;
-    xq.codes = fused_x;
-    xq.scales = reinterpret_cast<const float*>(fused_x + a.rows * a.kb_block * 128);
-    xq.row_bytes = int64_t(a.kb_block) * 128;
-    xq.row_blocks = a.kb_block;
-    auto* scales = reinterpret_cast<float*>(fused_x + a.rows * a.kb_block * 128);
-    if (a.x_f32) {
-      quantize_into_shared(a, static_cast<const float*>(a.x), fused_x, scales, xq.kb_base);
-    } else {
-      quantize_into_shared(a, static_cast<const uint16_t*>(a.x), fused_x, scales, xq.kb_base);
-    }
-    __syncthreads();
-  }
   if (warp_id >= mtiles * a.splits) return;
   const int64_t kb1 = kb0 + per_split - (a.control == control_drop_last && split == a.splits - 1 ? 1 : 0);
   const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
@@ -208,9 +140,9 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) fp8_line
     for (int nt = 0; nt < NT; ++nt)
       for (int j = 0; j < 4; ++j) acc[nt][j] = 0.0f;
     BlockLoad<NT> cur, nxt;
-    load_block<NT>(a, xq, m0, m1, kb0, base, g, t, cur);
+    load_block<NT>(a, m0, m1, kb0, base, g, t, cur);
     for (int64_t kb = kb0; kb < kb1; ++kb) {
-      if (kb + 1 < kb1) load_block<NT>(a, xq, m0, m1, kb + 1, base, g, t, nxt);
+      if (kb + 1 < kb1) load_block<NT>(a, m0, m1, kb + 1, base, g, t, nxt);
       const float sw = e8m0_value(wscale_row[kb]);
 #pragma unroll
       for (int nt = 0; nt < NT; ++nt) {
@@ -322,38 +254,25 @@ void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* 
   auto* xs = reinterpret_cast<float*>(base);
   base += align256(size_t(rows * (w.k / 128)) * sizeof(float));
   auto* partial = reinterpret_cast<float*>(base);
-  const int splits = fp8_linear_splits(w.n, w.k);
-  if (rows_per_pass == 0) rows_per_pass = rows <= 8 ? 8 : rows <= 16 ? 16 : 32;
-  // At one row the GEMM kernel quantizes its own K blocks (one launch instead of two; the same bits). Every block
-  // quantizes what its warps read, so the cost grows with the rows: wq_b took 14.1 us fused against 15.1 at one
-  // row, but 17.5 against 15.3 at four and 21.7 against 15.4 at eight (H200).
-  const int kb_block = int(w.k / 128 / splits) * std::min(splits, kWarpsPerBlock);
-  const size_t fused_bytes = size_t(rows) * size_t(kb_block) * (128 + sizeof(float));
-  const bool fused = rows_per_pass == 8 && rows <= kMaxFusedRows && fused_bytes <= kMaxFusedBytes;
-  if (!fused && io.x_f32) {
+  if (io.x_f32) {
     act_quant_e4m3_f32(static_cast<const float*>(io.x), io.x_stride, rows, w.k, xq, xs, stream);
-  } else if (!fused) {
+  } else {
     PLUMB_CHECK(io.x_stride == 0 || io.x_stride == w.k);
     act_quant_e4m3(static_cast<const uint16_t*>(io.x), rows, w.k, xq, xs, stream);
   }
   const int control = kernels::planted(kDropLastKBlock)         ? control_drop_last
                       : kernels::planted(kRowsReadPassFirstRow) ? control_first_row
                                                                 : control_none;
-  LinearArgs a{w.codes, w.scales, w.n, w.k, xq, xs, rows, splits, partial,
+  LinearArgs a{w.codes, w.scales, w.n, w.k, xq, xs, rows, fp8_linear_splits(w.n, w.k), partial,
                io.arrivals ? io.arrivals : arrivals,
-               io.y, io.y_f32, io.round_bf16, io.y_stride ? io.y_stride : w.n, io.output_scale, control,
-               io.x, io.x_f32, io.x_stride ? io.x_stride : w.k, kb_block};
+               io.y, io.y_f32, io.round_bf16, io.y_stride ? io.y_stride : w.n, io.output_scale, control};
+  if (rows_per_pass == 0) rows_per_pass = rows <= 8 ? 8 : rows <= 16 ? 16 : 32;
   const int64_t warps = (w.n / 16) * a.splits;
   const unsigned blocks = unsigned((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
-  const dim3 block(kWarpsPerBlock * 32);
-  if (fused) {
-    launch(stream, "fp8_linear", fp8_linear_kernel<1, true>, dim3(blocks), block, fused_bytes, a);
-    return;
-  }
   switch (rows_per_pass) {
-    case 8: launch(stream, "fp8_linear", fp8_linear_kernel<1, false>, dim3(blocks), block, 0, a); break;
-    case 16: launch(stream, "fp8_linear", fp8_linear_kernel<2, false>, dim3(blocks), block, 0, a); break;
-    case 32: launch(stream, "fp8_linear", fp8_linear_kernel<4, false>, dim3(blocks), block, 0, a); break;
+    case 8: launch(stream, "fp8_linear", fp8_linear_kernel<1>, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
+    case 16: launch(stream, "fp8_linear", fp8_linear_kernel<2>, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
+    case 32: launch(stream, "fp8_linear", fp8_linear_kernel<4>, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
     default: fail("fp8_linear: rows_per_pass must be 8, 16 or 32, got {}", rows_per_pass);
   }
 }

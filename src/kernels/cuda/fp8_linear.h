@@ -50,8 +50,7 @@ struct LinearIo {
 };
 
 // y [rows, n] (bf16) = W x: the activations are quantized once (act_quant_e4m3), then one GEMM kernel in which
-// the last of a feature tile's K splits to finish sums the splits' partials in ascending order. At one row the GEMM
-// kernel quantizes the K blocks it reads itself, with the same arithmetic (one launch, the same bits).
+// the last of a feature tile's K splits to finish sums the splits' partials in ascending order.
 // `rows_per_pass` picks the variant (8, 16 or 32 rows share each weight load; 0 picks by row count); every
 // variant gives the same bits.
 void fp8_linear(const Fp8WeightView& w, const uint16_t* x, int64_t rows, uint16_t* y, void* workspace,

@@ -46,7 +46,7 @@ class Fp8LinearProblem : public Problem {
   int32_t width() const override { return int32_t(w_.n); }
   int32_t variants() const override { return 3; }
   std::string variant_name(int32_t v) const override {
-    static const char* names[] = {"8-row passes (quantization fused at one row)", "16-row passes", "32-row passes"};
+    static const char* names[] = {"8-row passes", "16-row passes", "32-row passes"};
     return names[v];
   }
 
