@@ -113,7 +113,7 @@ __device__ __forceinline__ void load_block(const LinearArgs& a, int64_t m0, int6
 // warp of a feature tile to finish sums the splits' partials in ascending order (the same order every launch).
 // The 8-row variant (every launch of up to 8 rows) is held to 128 registers so four blocks fit per multiprocessor:
 // at 148 registers three did, and wq_b's 2048 warps ran in two waves. ptxas spills a few dozen bytes; wq_b at one
-// row went 19.4 -> 15.4 us (H200, plumb synth --only kernels).
+// row went 19.1 -> 15.4 us (H200, plumb synth --only kernels).
 template <int NT>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) fp8_linear_kernel(LinearArgs a) {
   const int warp_id = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x) / 32;  // 32-bit: no 64-bit division
