@@ -187,8 +187,8 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) fp8_line
     const int64_t row = i / 16, m = mtile * 16 + i % 16;
     const float* p = a.partial + row * a.n + m;
     float sum = __ldcg(p);
-    // Sixteen splits' loads go out before their sums, which keep the ascending order: one L2 round trip per 16
-    // splits instead of one per split (wq_a's 32 splits were 32 dependent round trips).
+    // Sixteen splits' loads go out before their sums, which keep the ascending order (one L2 round trip per 16
+    // splits, not one per split; no faster at decode on the H200, where this loop was not the bottleneck).
     for (int s0 = 1; s0 < a.splits; s0 += 16) {
       float v[16];
 #pragma unroll

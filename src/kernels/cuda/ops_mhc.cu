@@ -20,8 +20,8 @@ __global__ void hc_mix_kernel(HcArgs p, WeightRef fn, View x, float* mixes) {
   const float* in = row_ptr<const float>(x, r);
   const int64_t n = p.hc_mult * p.hidden, n_rms = p.rms_over_first_stream ? p.hidden : n;
   // The mean square and the mix's dot in one sweep over x, 32 steps of loads in flight per thread: each thread's
-  // two sums take its elements in ascending order, as block_dot does, so the floats are block_dot's (a block has
-  // one long dot to do; its time was DRAM latency times the number of batches, and x was read twice).
+  // two sums take its elements in ascending order, as block_dot does, so the floats are block_dot's. (Reading x
+  // once instead of twice did not measurably help: 9.9 -> 9.6 us at 4 slots, H200.)
   constexpr int kBatch = 32;
   const int64_t step = blockDim.x;
   float ss = 0.0f, dot = 0.0f;
