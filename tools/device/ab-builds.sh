@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # On the GPU machine, from the repo root with .device/ carried: kernel experiments against main in one call.
-# .device/bin/plumb is A (main); each .device/bin/plumb-* is an experiment (build it here with scripts/device-bundle
-# on the experiment's commit and copy its plumb in under that name). A variant may carry environment settings after
+# .device/bin/plumb is A (main); each .device/bin/plumb-* is an experiment (scripts/device-bundle-ab builds them
+# all from branches). A variant may carry environment settings after
 # an @, e.g. AB="plumb plumb-b plumb-b@PLUMB_CUDA_PDL=0" (default: plumb and every plumb-*). .device/ids.txt:
 # comma-separated token ids < 1024. Checks each variant's tiny-model logits and MTP logits against A's at chunk 1
 # and 16 and each experiment binary's contract, then times them all: synth kernel classes, per-kernel device times
 # at 1 row, and the layers at 1 and 16 rows. Variants run one after another for each measurement, so a difference
-# under ~5% between them is noise. Outputs under $OUT.
+# under ~5% between them is noise. Outputs: every file in $OUT/ab-builds.tgz (the device tool brings back only a
+# few files), and checks.txt and summary.txt beside it.
 set -uo pipefail
-export LD_LIBRARY_PATH=$PWD/.device/lib; B=.device/bin; OUT=${OUT:-/tmp/out}; SECONDS=0
-mkdir -p "$OUT"
+export LD_LIBRARY_PATH=$PWD/.device/lib; B=.device/bin; SECONDS=0
+FINAL=${OUT:-/tmp/out}; OUT=$(mktemp -d)  # the working files; packed into $FINAL at the end
+mkdir -p "$FINAL"
 read -r -a VARIANTS <<< "${AB:-plumb $(cd $B && ls plumb-* 2>/dev/null | tr '\n' ' ')}"
 # cmd VARIANT: the command line that runs the variant (env, its settings, its binary)
 cmd() { local e=""; [[ $1 == *@* ]] && e=${1#*@}; echo "env ${e//,/ } $B/${1%%@*}"; }
@@ -38,5 +40,6 @@ done; done
 for v in "${VARIANTS[@]}"; do t=$(tag $v)
   echo "== $v"; [[ $v == *@* ]] || { grep -E "^fp8 rows +wq_b|^experts .* (1|16) " $OUT/kernels-$t.txt; head -12 $OUT/kernel-times-$t.txt; }
   grep -hE "^43" $OUT/layers-$t-1.txt $OUT/layers-$t-2.txt
-done
+done | tee $OUT/summary.txt
+cp $OUT/checks.txt $OUT/summary.txt "$FINAL"/ && tar -czf "$FINAL"/ab-builds.tgz -C $OUT .
 echo "t=$SECONDS"
