@@ -16,7 +16,6 @@ namespace {
 constexpr int kWarpsPerBlock = 4;
 constexpr int kMaxTopK = 16;
 constexpr int64_t kSplitK = 1024;  // K values per split: 8 super-blocks, enough warps at one row
-constexpr int kMaxSplits = 8;      // K up to 8192
 
 const kernels::ControlId kFirstRow = kernels::register_control(
     "fp4_experts_cuda", "rows_read_pass_first_row", "every row of an expert pass reads the pass's first row");
@@ -210,17 +209,6 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_
   const uint8_t* c3 = TWO ? a.codes3[expert] + tile * supers * 1024 + lane * 32 : nullptr;
   const uint8_t* s3 = TWO ? a.scales3[expert] + tile * supers * 64 : nullptr;
   const int64_t pairs = a.ws.offsets[*a.ws.n_active];
-  // This warp's whole K range toward L2 at once (contiguous codes and scales), so the steps' loads below wait on
-  // L2 rather than DRAM. Measured: no gain at 4 slots (gate/up 115.6 -> 115.4 us), and one row went 66-67 -> 69 us
-  // together with the loads-first split sum below, the two not separated (branch next-no-prefetch drops this).
-  if (lane == 0) {
-    prefetch_l2(c1 - lane * 32 + sb0 * 1024, size_t(sb1 - sb0) * 1024);
-    prefetch_l2(s1 + sb0 * 64, size_t(sb1 - sb0) * 64);
-    if (TWO) {
-      prefetch_l2(c3 - lane * 32 + sb0 * 1024, size_t(sb1 - sb0) * 1024);
-      prefetch_l2(s3 + sb0 * 64, size_t(sb1 - sb0) * 64);
-    }
-  }
 
   for (int32_t pbase = begin; pbase < end; pbase += NT * 8) {
     int64_t brow[NT], crow[NT][2];  // input rows of this lane's B fragment and of its accumulator columns
@@ -314,19 +302,12 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_
     const int32_t pair = a.ws.list[i / 16];
     const int64_t feature = tile * 16 + i % 16;
     const int64_t at = int64_t(pair) * a.out_features + feature;
-    // Every split's partial is loaded before the sums, which keep the ascending order (one L2 round trip, not one
-    // per split; not separately measured, see the next comment up).
-    const int64_t stride = pairs * a.out_features;
-    float v1[kMaxSplits], v3[kMaxSplits];
-#pragma unroll
-    for (int s = 0; s < kMaxSplits; ++s) {
-      v1[s] = s < splits ? __ldcg(&a.ws.partial[s * stride + at]) : 0.0f;
-      v3[s] = TWO && s < splits ? __ldcg(&a.ws.partial[(splits + s) * stride + at]) : 0.0f;
+    float g1 = __ldcg(&a.ws.partial[at]), g3 = 0.0f;
+    if (TWO) g3 = __ldcg(&a.ws.partial[a.splits * pairs * a.out_features + at]);
+    for (int64_t s = 1; s < a.splits; ++s) {
+      g1 += __ldcg(&a.ws.partial[s * pairs * a.out_features + at]);
+      if (TWO) g3 += __ldcg(&a.ws.partial[(a.splits + s) * pairs * a.out_features + at]);
     }
-    float g1 = v1[0], g3 = v3[0];
-#pragma unroll
-    for (int s = 1; s < kMaxSplits; ++s)
-      if (s < splits) g1 += v1[s], g3 += v3[s];
     a.out[at] = epilogue(a, TWO, g1, g3, pair);
   }
   if (lane == 0) *counter = 0u;
@@ -403,7 +384,6 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   if (rows == 0) return;
   PLUMB_CHECK(routing.top_k >= 1 && routing.top_k <= kMaxTopK && w.experts <= kListThreads);
   PLUMB_CHECK(w.hidden % 128 == 0 && w.inter % 128 == 0);
-  PLUMB_CHECK(splits_for(w.hidden) <= kMaxSplits && splits_for(w.inter) <= kMaxSplits);
   const int64_t pairs = rows * routing.top_k;
   const Workspace ws = carve(workspace, w, rows, pairs);
   // Passes of 8 up to 16 rows: measured faster than passes of 16 at 16 rows (same 6 experts 145 vs 155 us, rows

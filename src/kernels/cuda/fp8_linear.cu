@@ -182,21 +182,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) fp8_line
   arrived = __shfl_sync(0xffffffffu, arrived, 0);
   if (arrived != unsigned(a.splits - 1)) return;
   __threadfence();
-  const int64_t split_stride = a.rows * a.n;
   for (int64_t i = lane; i < a.rows * 16; i += 32) {
     const int64_t row = i / 16, m = mtile * 16 + i % 16;
-    const float* p = a.partial + row * a.n + m;
-    float sum = __ldcg(p);
-    // Sixteen splits' loads go out before their sums, which keep the ascending order (one L2 round trip per 16
-    // splits, not one per split; no faster at decode on the H200, where this loop was not the bottleneck).
-    for (int s0 = 1; s0 < a.splits; s0 += 16) {
-      float v[16];
-#pragma unroll
-      for (int j = 0; j < 16; ++j) v[j] = s0 + j < a.splits ? __ldcg(p + (s0 + j) * split_stride) : 0.0f;
-#pragma unroll
-      for (int j = 0; j < 16; ++j)
-        if (s0 + j < a.splits) sum += v[j];
-    }
+    float sum = __ldcg(&a.partial[row * a.n + m]);
+    for (int s = 1; s < a.splits; ++s) sum += __ldcg(&a.partial[(int64_t(s) * a.rows + row) * a.n + m]);
     store_output(a, row, m, sum);
   }
   if (lane == 0) a.arrivals[mtile] = 0u;
