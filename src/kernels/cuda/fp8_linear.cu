@@ -123,9 +123,6 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) fp8_line
   const int64_t kblocks = a.k / 128;
   const int64_t per_split = kblocks / a.splits;
   const int64_t kb0 = split * per_split;
-  // The weights depend on no earlier kernel: lanes 0-15 start this warp's 16 rows toward L2 before the wait.
-  if (warp_id < mtiles * a.splits && threadIdx.x % 32 < 16)
-    prefetch_l2(a.w + (mtile * 16 + threadIdx.x % 32) * a.k + kb0 * 128, size_t(per_split) * 128);
   wait_for_earlier_kernels();
   allow_next_kernel();
   if (warp_id >= mtiles * a.splits) return;

@@ -95,12 +95,6 @@ __global__ void dense_linear_vector_kernel(WeightRef w, int64_t groups, View x, 
   const int64_t warps = int64_t(gridDim.x) * (blockDim.x / 32);
   const int lane = threadIdx.x % 32;
   const int64_t per_group = w.rows / groups, steps = (w.cols + 255) / 256;
-  {  // the weights depend on no earlier kernel: start this warp's first R rows toward L2 before the wait
-    const int64_t first = (int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32) * R;
-    if (lane < R && first + lane < w.rows)
-      prefetch_l2(static_cast<const uint8_t*>(w.data) + (first + lane) * w.cols * (F == 2 ? 2 : 1),
-                  size_t(w.cols) * (F == 2 ? 2 : 1));
-  }
   wait_for_earlier_kernels();
   allow_next_kernel();
   if constexpr (kSharedX) {  // eight loads a thread go out before their stores (a store held up every next load)
