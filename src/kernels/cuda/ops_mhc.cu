@@ -24,8 +24,11 @@ __global__ void hc_mix_kernel(HcArgs p, WeightRef fn, View x, float* mixes) {
   // measured no faster: 9.9 -> 9.6 us, H200.)
   const float ss = block_dot<32>(n_rms, [&](int64_t i) { return in[i]; }, [&](int64_t i) { return in[i]; }, shared);
   const float rho = rsqrt_f32(ss * (1.0f / float(n_rms)) + float(p.norm_eps));
+  // float32 mixes are read as a plain row, not through weight_at's format switch and index math per element.
+  const float* row = fn.format == 3 ? static_cast<const float*>(fn.data) + m * fn.cols : nullptr;
   const float dot =
-      block_dot<32>(n, [&](int64_t i) { return weight_at(fn, m, i); }, [&](int64_t i) { return in[i]; }, shared);
+      row ? block_dot<32>(n, [&](int64_t i) { return row[i]; }, [&](int64_t i) { return in[i]; }, shared)
+          : block_dot<32>(n, [&](int64_t i) { return weight_at(fn, m, i); }, [&](int64_t i) { return in[i]; }, shared);
   if (threadIdx.x == 0) mixes[r * kMaxMixes + m] = dot * rho;
 }
 
