@@ -155,14 +155,41 @@ struct PassArgs {
   int control;
 };
 
+// The four e8m0 scales of a word as floats, byte j to v[j]: the values e8m0_value gives. Shifting the byte into
+// the float's exponent is exact for every byte but 0 (2^-127, a subnormal) and 255 (NaN); only a word holding one
+// of those takes the byte-by-byte path, so the common case costs two instructions a scale, not a branch tree.
+__device__ __forceinline__ void e8m0_word_values(uint32_t w, float (&v)[4]) {
+  const uint32_t has_zero = (w - 0x01010101u) & ~w & 0x80808080u, has_ff = (~w - 0x01010101u) & w & 0x80808080u;
+  if ((has_zero | has_ff) == 0) {
+    v[0] = __uint_as_float((w << 23) & 0x7f800000u);
+    v[1] = __uint_as_float((w << 15) & 0x7f800000u);
+    v[2] = __uint_as_float((w << 7) & 0x7f800000u);
+    v[3] = __uint_as_float((w >> 1) & 0x7f800000u);
+  } else {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) v[j] = e8m0_value(uint8_t(w >> (8 * j)));
+  }
+}
+
+// A super-block's weight scales of one matrix, for rows g and g + 8 of the tile and blocks j = 0..3. The planted
+// scale_per_64 control gives blocks 1 and 3 the scales of blocks 0 and 2.
+struct BlockScales {
+  float g[4], g8[4];
+};
+__device__ __forceinline__ BlockScales block_scales(uint32_t sg, uint32_t sg8, int control) {
+  if (control == control_scale_per_64) sg = __byte_perm(sg, 0, 0x2200), sg8 = __byte_perm(sg8, 0, 0x2200);
+  BlockScales s;
+  e8m0_word_values(sg, s.g);
+  e8m0_word_values(sg8, s.g8);
+  return s;
+}
+
 // Promotes one 32-block's MMA sums: acc += block * s_act * s_weight.
 template <int NT>
-__device__ __forceinline__ void fp4_block(float (&acc)[NT][4], uint32_t wg, uint32_t wg8, uint32_t sg, uint32_t sg8,
-                                          int j, const uint2 (&b)[NT][4], const float (&sa)[NT][2], int control) {
+__device__ __forceinline__ void fp4_block(float (&acc)[NT][4], uint32_t wg, uint32_t wg8, float sw_g, float sw_g8,
+                                          int j, const uint2 (&b)[NT][4], const float (&sa)[NT][2]) {
   const uint32_t a0 = e2m1_low_nibbles_to_e4m3(wg), a2 = e2m1_high_nibbles_to_e4m3(wg);
   const uint32_t a1 = e2m1_low_nibbles_to_e4m3(wg8), a3 = e2m1_high_nibbles_to_e4m3(wg8);
-  const int js = control == control_scale_per_64 ? (j & ~1) : j;
-  const float sw_g = e8m0_value(uint8_t(sg >> (8 * js))), sw_g8 = e8m0_value(uint8_t(sg8 >> (8 * js)));
 #pragma unroll
   for (int nt = 0; nt < NT; ++nt) {
     float d[4] = {0.f, 0.f, 0.f, 0.f};
@@ -230,46 +257,64 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_
 #pragma unroll
       for (int jj = 0; jj < 4; ++jj) acc1[nt][jj] = acc3[nt][jj] = 0.f;
 
-    // Everything a super-block needs (weights, scales, activation fragments) is loaded one step ahead.
+    // Everything a super-block needs (weights, scales, activation fragments) is loaded one step ahead, into two
+    // step buffers used in turn (the loop runs two super-blocks a turn, so nothing is copied between them). The
+    // activation rows' addresses are worked out once a pass, in 32-bit offsets from there on.
+    const uint8_t* xrow[NT];
+    const float* srow[NT][2];
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) {
+      xrow[nt] = brow[nt] < 0 ? nullptr : a.xq + brow[nt] * a.k + t * 8;
+#pragma unroll
+      for (int c = 0; c < 2; ++c) srow[nt][c] = crow[nt][c] < 0 ? nullptr : a.xs + crow[nt][c] * supers;
+    }
     struct Step {
       uint4 w1a, w1b, w3a, w3b;
       uint32_t s1g, s1g8, s3g, s3g8;
       uint2 b[NT][4];
       float sa[NT][2];
     };
-    auto load_step = [&](int64_t sb, Step& st) {
-      st.w1a = load_stream_16(c1 + sb * 1024), st.w1b = load_stream_16(c1 + sb * 1024 + 16);
-      st.s1g = *reinterpret_cast<const uint32_t*>(s1 + sb * 64 + g * 4);
-      st.s1g8 = *reinterpret_cast<const uint32_t*>(s1 + sb * 64 + (g + 8) * 4);
+    auto load_step = [&](int sb, Step& st) {
+      const int code = sb * 1024, scale = sb * 64;
+      st.w1a = load_stream_16(c1 + code), st.w1b = load_stream_16(c1 + code + 16);
+      st.s1g = *reinterpret_cast<const uint32_t*>(s1 + scale + g * 4);
+      st.s1g8 = *reinterpret_cast<const uint32_t*>(s1 + scale + (g + 8) * 4);
       if (TWO) {
-        st.w3a = load_stream_16(c3 + sb * 1024), st.w3b = load_stream_16(c3 + sb * 1024 + 16);
-        st.s3g = *reinterpret_cast<const uint32_t*>(s3 + sb * 64 + g * 4);
-        st.s3g8 = *reinterpret_cast<const uint32_t*>(s3 + sb * 64 + (g + 8) * 4);
+        st.w3a = load_stream_16(c3 + code), st.w3b = load_stream_16(c3 + code + 16);
+        st.s3g = *reinterpret_cast<const uint32_t*>(s3 + scale + g * 4);
+        st.s3g8 = *reinterpret_cast<const uint32_t*>(s3 + scale + (g + 8) * 4);
       }
 #pragma unroll
       for (int nt = 0; nt < NT; ++nt) {
 #pragma unroll
         for (int j = 0; j < 4; ++j)
-          st.b[nt][j] = brow[nt] < 0 ? make_uint2(0, 0)
-                                     : *reinterpret_cast<const uint2*>(a.xq + brow[nt] * a.k + sb * 128 + j * 32 + t * 8);
+          st.b[nt][j] = xrow[nt] ? *reinterpret_cast<const uint2*>(xrow[nt] + sb * 128 + j * 32) : make_uint2(0, 0);
 #pragma unroll
-        for (int c = 0; c < 2; ++c)
-          st.sa[nt][c] = crow[nt][c] < 0 ? 0.0f : a.xs[crow[nt][c] * supers + sb] * kFp4Unscale;
+        for (int c = 0; c < 2; ++c) st.sa[nt][c] = srow[nt][c] ? srow[nt][c][sb] * kFp4Unscale : 0.0f;
       }
     };
-    Step cur{}, nxt{};
-    load_step(sb0, cur);
-    for (int64_t sb = sb0; sb < sb1; ++sb) {
-      if (sb + 1 < sb1) load_step(sb + 1, nxt);
+    auto run_step = [&](const Step& st) {
+      const BlockScales sw1 = block_scales(st.s1g, st.s1g8, a.control);
+      BlockScales sw3{};
+      if (TWO) sw3 = block_scales(st.s3g, st.s3g8, a.control);
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        fp4_block<NT>(acc1, word_of(cur.w1a, cur.w1b, 2 * j), word_of(cur.w1a, cur.w1b, 2 * j + 1), cur.s1g, cur.s1g8,
-                      j, cur.b, cur.sa, a.control);
+        fp4_block<NT>(acc1, word_of(st.w1a, st.w1b, 2 * j), word_of(st.w1a, st.w1b, 2 * j + 1), sw1.g[j], sw1.g8[j],
+                      j, st.b, st.sa);
         if (TWO)
-          fp4_block<NT>(acc3, word_of(cur.w3a, cur.w3b, 2 * j), word_of(cur.w3a, cur.w3b, 2 * j + 1), cur.s3g,
-                        cur.s3g8, j, cur.b, cur.sa, a.control);
+          fp4_block<NT>(acc3, word_of(st.w3a, st.w3b, 2 * j), word_of(st.w3a, st.w3b, 2 * j + 1), sw3.g[j],
+                        sw3.g8[j], j, st.b, st.sa);
       }
-      cur = nxt;
+    };
+    Step even{}, odd{};
+    const int first = int(sb0), last = int(sb1);
+    load_step(first, even);
+    for (int sb = first; sb < last; sb += 2) {
+      if (sb + 1 < last) load_step(sb + 1, odd);
+      run_step(even);
+      if (sb + 1 == last) break;
+      if (sb + 2 < last) load_step(sb + 2, even);
+      run_step(odd);
     }
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt) {
