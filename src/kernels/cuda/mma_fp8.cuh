@@ -9,6 +9,9 @@
 namespace plumb::cuda {
 
 // D = A B + D for one 16x32 (A, row-major) by 32x8 (B, column-major) e4m3 tile, fp32 accumulators.
+// Hopper has no such instruction: the compiler emulates it (SASS in docs/receipts/data/2026-11-30-session7/call4/):
+// twelve F2FP widen A and B to f16, two HMMA.16816.F32 follow (bytes 0-1 of each register from a zero accumulator,
+// then bytes 2-3 on top), and four FADDs add C. So about 18 instructions an MMA; the native FP8 path is wgmma.
 // Fragments (lane = 4 g + t): a0 = A[g][4t..4t+3], a1 = A[g+8][4t..], a2 = A[g][4t+16..], a3 = A[g+8][4t+16..];
 // b0 = B[4t..4t+3][g], b1 = B[4t+16..][g]; d0,d1 = D[g][2t, 2t+1], d2,d3 = D[g+8][2t, 2t+1].
 __device__ __forceinline__ void mma_e4m3_16x8x32(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
