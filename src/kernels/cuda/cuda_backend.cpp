@@ -65,6 +65,10 @@ void check(cudaError_t err, const char* what) {
 
 cuda::ops::View view(const Tensor& t) { return {t.data, t.rows, t.cols, t.stride}; }
 
+static_assert(cuda::ops::kFp8Blocks == int(WeightFormat::fp8_blocks) && cuda::ops::kFp4Blocks == int(WeightFormat::fp4_blocks) &&
+              cuda::ops::kBf16 == int(WeightFormat::bf16) && cuda::ops::kF32 == int(WeightFormat::f32) &&
+              cuda::ops::kI64 == int(WeightFormat::i64));
+
 cuda::ops::WeightRef ref(const Weight& w) {
   return {int(w.format), w.data, w.scales, w.rows, w.cols, w.format == WeightFormat::fp8_blocks || w.format == WeightFormat::fp4_blocks ? w.scale_cols() : 0};
 }

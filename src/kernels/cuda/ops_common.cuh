@@ -27,16 +27,16 @@ __device__ __forceinline__ float e2m1_value(uint8_t nibble) {
 // Value of weight element (r, c), exactly (every stored value is a float32).
 __device__ __forceinline__ float weight_at(const WeightRef& w, int64_t r, int64_t c) {
   switch (w.format) {
-    case 0: {
+    case kFp8Blocks: {
       const uint8_t code = static_cast<const uint8_t*>(w.data)[r * w.cols + c];
       return e4m3_value(code) * e8m0_value(w.scales[(r / 128) * w.scale_cols + c / 128]);
     }
-    case 1: {
+    case kFp4Blocks: {
       const uint8_t byte = static_cast<const uint8_t*>(w.data)[r * (w.cols / 2) + c / 2];
       return e2m1_value((c & 1) ? byte >> 4 : byte & 0xF) * e8m0_value(w.scales[r * w.scale_cols + c / 32]);
     }
-    case 2: return bf16_bits_to_float(static_cast<const uint16_t*>(w.data)[r * w.cols + c]);
-    case 3: return static_cast<const float*>(w.data)[r * w.cols + c];
+    case kBf16: return bf16_bits_to_float(static_cast<const uint16_t*>(w.data)[r * w.cols + c]);
+    case kF32: return static_cast<const float*>(w.data)[r * w.cols + c];
     default: return float(static_cast<const int64_t*>(w.data)[r * w.cols + c]);
   }
 }

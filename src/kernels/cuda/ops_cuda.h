@@ -10,9 +10,12 @@
 
 namespace plumb::cuda::ops {
 
-// A weight where the GPU can read it. format: 0 fp8_blocks, 1 fp4_blocks, 2 bf16, 3 f32, 4 i64 (kernels::WeightFormat).
+// WeightRef::format: kernels::WeightFormat's values (cuda_backend.cpp checks they agree), for the C++17 .cu files.
+enum WeightCode : int { kFp8Blocks = 0, kFp4Blocks = 1, kBf16 = 2, kF32 = 3, kI64 = 4 };
+
+// A weight where the GPU can read it.
 struct WeightRef {
-  int format = 2;
+  int format = kBf16;
   const void* data = nullptr;
   const uint8_t* scales = nullptr;
   int64_t rows = 0, cols = 0, scale_cols = 0;

@@ -430,25 +430,25 @@ void dense_linear(const WeightRef& w, int64_t groups, View x, View y, bool round
   // Four features per warp and two activation rows per pass for large FP8 matrices at up to four rows (wo_a at
   // decode: 8192 rows, still 2048 warps; 47 -> 21 us at one row, H200); one feature and eight rows elsewhere, where
   // fewer warps would leave the GPU idle or more passes would read the weights again.
-  const bool four = w.format == 0 && w.rows >= 4096 && (w.rows / groups) % 4 == 0 && x.rows <= 4;
+  const bool four = w.format == kFp8Blocks && w.rows >= 4096 && (w.rows / groups) % 4 == 0 && x.rows <= 4;
   // Sixteen steps of loads in flight for bf16 matrices of up to 2048 rows (the router gate, the compressors and the
   // indexer's weights: a few hundred warps, each otherwise waiting on memory latency four steps at a time).
-  const bool deep = w.format == 2 && w.rows <= 2048;
+  const bool deep = w.format == kBf16 && w.rows <= 2048;
   // The activation rows in shared memory when they fit in one pass and 64 KB (decode at up to four rows of 4096).
   const size_t shared_x = size_t(x.rows * w.cols) * sizeof(float);
-  if (w.format == 2 && w.cols % 8 == 0 && deep && groups == 1 && x.rows <= kRowsPerPass && shared_x <= kMaxSharedX) {
+  if (w.format == kBf16 && w.cols % 8 == 0 && deep && groups == 1 && x.rows <= kRowsPerPass && shared_x <= kMaxSharedX) {
     vector_x ? start_shared_x<true>(w, x, y, round_bf16, output_scale, s)
              : start_shared_x<false>(w, x, y, round_bf16, output_scale, s);
-  } else if (w.format == 2 && w.cols % 8 == 0 && deep) {
+  } else if (w.format == kBf16 && w.cols % 8 == 0 && deep) {
     vector_x ? start(dense_linear_vector_kernel<2, true, 1, kRowsPerPass, 16>, 1)
              : start(dense_linear_vector_kernel<2, false, 1, kRowsPerPass, 16>, 1);
-  } else if (w.format == 2 && w.cols % 8 == 0) {
+  } else if (w.format == kBf16 && w.cols % 8 == 0) {
     vector_x ? start(dense_linear_vector_kernel<2, true, 1, kRowsPerPass, 4>, 1)
              : start(dense_linear_vector_kernel<2, false, 1, kRowsPerPass, 4>, 1);
-  } else if (w.format == 0 && w.cols % 8 == 0 && four) {
+  } else if (w.format == kFp8Blocks && w.cols % 8 == 0 && four) {
     vector_x ? start(dense_linear_vector_kernel<0, true, 4, 2, 4>, 4)
              : start(dense_linear_vector_kernel<0, false, 4, 2, 4>, 4);
-  } else if (w.format == 0 && w.cols % 8 == 0) {
+  } else if (w.format == kFp8Blocks && w.cols % 8 == 0) {
     vector_x ? start(dense_linear_vector_kernel<0, true, 1, kRowsPerPass, 4>, 1)
              : start(dense_linear_vector_kernel<0, false, 1, kRowsPerPass, 4>, 1);
   } else {

@@ -25,7 +25,7 @@ __global__ void hc_mix_kernel(HcArgs p, WeightRef fn, View x, float* mixes) {
   const float ss = block_dot<32>(n_rms, [&](int64_t i) { return in[i]; }, [&](int64_t i) { return in[i]; }, shared);
   const float rho = rsqrt_f32(ss * (1.0f / float(n_rms)) + float(p.norm_eps));
   // float32 mixes are read as a plain row, not through weight_at's format switch and index math per element.
-  const float* row = fn.format == 3 ? static_cast<const float*>(fn.data) + m * fn.cols : nullptr;
+  const float* row = fn.format == kF32 ? static_cast<const float*>(fn.data) + m * fn.cols : nullptr;
   const float dot =
       row ? block_dot<32>(n, [&](int64_t i) { return row[i]; }, [&](int64_t i) { return in[i]; }, shared)
           : block_dot<32>(n, [&](int64_t i) { return weight_at(fn, m, i); }, [&](int64_t i) { return in[i]; }, shared);
