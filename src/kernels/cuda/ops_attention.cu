@@ -24,21 +24,9 @@ __global__ void position_bias_kernel(WeightRef ape, int64_t ratio, const int64_t
   kernel_prologue();
   const int64_t r = blockIdx.x, bias_row = positions[r] % ratio;
   float* row = row_ptr<float>(score, r);
-  constexpr int kBatch = 8;  // loads before stores, which would hold up every next load
-  for (int64_t c0 = threadIdx.x; c0 < score.cols; c0 += kBatch * int64_t(blockDim.x)) {
-    float v[kBatch], b[kBatch];
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      const int64_t c = c0 + j * int64_t(blockDim.x);
-      v[j] = c < score.cols ? row[c] : 0.0f;
-      b[j] = c < score.cols ? weight_at(ape, bias_row, c) : 0.0f;
-    }
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      const int64_t c = c0 + j * int64_t(blockDim.x);
-      if (c < score.cols) row[c] = v[j] + b[j];
-    }
-  }
+  loads_then_stores<8, float2>(
+      int(score.cols), [&](int c) { return make_float2(row[c], weight_at(ape, bias_row, c)); },
+      [&](int c, float2 v) { row[c] = v.x + v.y; });
 }
 
 // One thread per channel: the CPU backend's three passes (max, sum of exps, weighted sum) in entry order; the
@@ -132,20 +120,11 @@ __global__ void indexer_scores_kernel(IndexerArgs p, View q, View w, View index_
   if (int64_t(blockIdx.y) * warps >= visible) return;
   const float* query = row_ptr<const float>(q, r);
   const float* head_weight = row_ptr<const float>(w, r);
-  {  // 16 loads a thread go out before their stores: a generic load may not pass a shared store, so one at a time
-     // these were one L2 round trip per value (32 a thread at 64 heads of 128)
-    constexpr int kBatch = 16;
-    const int n = int(p.heads * p.head_dim), dim = int(p.head_dim), heads = int(p.heads), step = int(blockDim.x);
-    for (int i0 = int(threadIdx.x); i0 < n; i0 += kBatch * step) {
-      float v[kBatch];
-#pragma unroll
-      for (int j = 0; j < kBatch; ++j) v[j] = i0 + j * step < n ? query[i0 + j * step] : 0.0f;
-#pragma unroll
-      for (int j = 0; j < kBatch; ++j) {
-        const int i = i0 + j * step;
-        if (i < n) query_t[(i % dim) * (heads + 1) + i / dim] = v[j];
-      }
-    }
+  {  // 16 loads a thread before their stores (32 values a thread at 64 heads of 128)
+    const int dim = int(p.head_dim), heads = int(p.heads);
+    loads_then_stores<16, float>(
+        heads * dim, [&](int i) { return query[i]; },
+        [&](int i, float v) { query_t[(i % dim) * (heads + 1) + i / dim] = v; });
   }
   __syncthreads();
   for (int64_t t = int64_t(blockIdx.y) * warps + warp; t < visible; t += int64_t(gridDim.y) * warps) {

@@ -51,6 +51,27 @@ __device__ __forceinline__ T* row_ptr(const View& v, int64_t r) {
   return static_cast<T*>(v.data) + r * v.stride;
 }
 
+// For i = threadIdx.x, + blockDim.x, ... below n: store(i, load(i)), with kBatch loads a thread going out before
+// any of their stores. One by one, each store held up the next load (a generic load may not pass a store that
+// could alias it), so every value cost an L2 round trip.
+template <int kBatch, typename T, typename Load, typename Store>
+__device__ __forceinline__ void loads_then_stores(int n, Load load, Store store) {
+  const int step = int(blockDim.x);
+  for (int i0 = int(threadIdx.x); i0 < n; i0 += kBatch * step) {
+    T v[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int i = i0 + j * step;
+      if (i < n) v[j] = load(i);
+    }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int i = i0 + j * step;
+      if (i < n) store(i, v[j]);
+    }
+  }
+}
+
 __device__ __forceinline__ float warp_sum(float v) {
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
   return v;

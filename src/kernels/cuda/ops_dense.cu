@@ -97,23 +97,14 @@ __global__ void dense_linear_vector_kernel(WeightRef w, int64_t groups, View x, 
   const int64_t per_group = w.rows / groups, steps = (w.cols + 255) / 256;
   wait_for_earlier_kernels();
   allow_next_kernel();
-  if constexpr (kSharedX) {  // eight loads a thread go out before their stores (a store held up every next load)
-    constexpr int kBatch = 8, kWidth = kVectorX ? 4 : 1;
+  if constexpr (kSharedX) {
+    constexpr int kWidth = kVectorX ? 4 : 1;
     using Chunk = std::conditional_t<kVectorX, float4, float>;
-    const int per_row = int(w.cols) / kWidth, n = int(x.rows) * per_row, step = int(blockDim.x);
-    for (int i0 = int(threadIdx.x); i0 < n; i0 += kBatch * step) {
-      Chunk v[kBatch];
-#pragma unroll
-      for (int j = 0; j < kBatch; ++j) {
-        const int i = i0 + j * step;
-        if (i < n) v[j] = reinterpret_cast<const Chunk*>(row_ptr<const float>(x, i / per_row))[i % per_row];
-      }
-#pragma unroll
-      for (int j = 0; j < kBatch; ++j) {
-        const int i = i0 + j * step;
-        if (i < n) reinterpret_cast<Chunk*>(x_shared)[i] = v[j];
-      }
-    }
+    const int per_row = int(w.cols) / kWidth;
+    loads_then_stores<8, Chunk>(
+        int(x.rows) * per_row,
+        [&](int i) { return reinterpret_cast<const Chunk*>(row_ptr<const float>(x, i / per_row))[i % per_row]; },
+        [&](int i, Chunk v) { reinterpret_cast<Chunk*>(x_shared)[i] = v; });
     __syncthreads();
   }
   for (int64_t o0 = (int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32) * R; o0 < w.rows; o0 += warps * R) {
@@ -261,42 +252,25 @@ __global__ void rope_kernel(int64_t head_dim, int64_t rope_dims, bool inverse, c
     sin_table[k] = float(sin(double(angle)));
   }
   __syncthreads();
-  // kBatch pairs a thread are loaded before any is rotated and stored: the stores kept each next load waiting
-  // for them (one L2 round trip per pair).
-  constexpr int kBatch = 8;
-  const int n = int(pairs * heads), step = int(blockDim.x), p = int(pairs);
+  // Each product rounded, then the sum, as the CPU backend (built with -ffp-contract=off): written out so the
+  // compiler cannot fuse one product into the sum, which side depending on the code around it.
+  const int p = int(pairs);
   float* row = row_ptr<float>(x, r) + (head_dim - rope_dims);
-  for (int i0 = int(threadIdx.x); i0 < n; i0 += kBatch * step) {
-    float2 v[kBatch];
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      const int i = i0 + j * step;
-      if (i < n) {
-        const float* pair = row + (i / p) * head_dim + 2 * (i % p);
-        v[j] = make_float2(pair[0], pair[1]);
-      }
-    }
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      const int i = i0 + j * step;
-      if (i >= n) break;
-      const int k = i % p;
-      const float c = cos_table[k], s = sin_table[k], a = v[j].x, b = v[j].y;
-      // Each product rounded, then the sum, as the CPU backend (built with -ffp-contract=off): written out so the
-      // compiler cannot fuse one product into the sum, which side depending on the code around it.
-      float2 out;
-      if (inverse) {
-        out.x = bf16r(__fadd_rn(__fmul_rn(a, c), __fmul_rn(b, s)));
-        out.y = bf16r(__fsub_rn(__fmul_rn(b, c), __fmul_rn(a, s)));
-      } else {
-        out.x = bf16r(__fsub_rn(__fmul_rn(a, c), __fmul_rn(b, s)));
-        out.y = bf16r(__fadd_rn(__fmul_rn(a, s), __fmul_rn(b, c)));
-      }
-      float* pair = row + (i / p) * head_dim + 2 * k;
-      pair[0] = out.x;
-      pair[1] = out.y;
-    }
-  }
+  auto pair_at = [&](int i) { return row + (i / p) * head_dim + 2 * (i % p); };
+  loads_then_stores<8, float2>(
+      int(pairs * heads), [&](int i) { return make_float2(pair_at(i)[0], pair_at(i)[1]); },
+      [&](int i, float2 v) {
+        const int k = i % p;
+        const float c = cos_table[k], s = sin_table[k], a = v.x, b = v.y;
+        float* pair = pair_at(i);
+        if (inverse) {
+          pair[0] = bf16r(__fadd_rn(__fmul_rn(a, c), __fmul_rn(b, s)));
+          pair[1] = bf16r(__fsub_rn(__fmul_rn(b, c), __fmul_rn(a, s)));
+        } else {
+          pair[0] = bf16r(__fsub_rn(__fmul_rn(a, c), __fmul_rn(b, s)));
+          pair[1] = bf16r(__fadd_rn(__fmul_rn(a, s), __fmul_rn(b, c)));
+        }
+      });
 }
 
 __device__ __forceinline__ float round_e2m1(float x) {
