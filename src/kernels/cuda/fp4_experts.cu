@@ -80,9 +80,8 @@ Workspace carve(void* base, const Fp4ExpertsView& w, int64_t rows, int64_t pairs
 // thread per expert: counts in shared memory, a block-wide scan numbers the active experts and their offsets, then
 // each active expert's thread lists its pairs in order.
 constexpr int kListThreads = 1024;
-__global__ void __launch_bounds__(kListThreads) build_expert_lists(const int32_t* __restrict__ ids, int64_t pairs,
-                                                                   int experts, Workspace ws) {
-  kernel_prologue();
+__device__ __forceinline__ void build_expert_lists(const int32_t* __restrict__ ids, int64_t pairs, int experts,
+                                                   const Workspace& ws) {
   __shared__ int32_t count[kListThreads], warp_pairs[32], warp_active[32];
   const int e = int(threadIdx.x), lane = e % 32, warp = e / 32;
   count[e] = 0;
@@ -121,6 +120,37 @@ __global__ void __launch_bounds__(kListThreads) build_expert_lists(const int32_t
   ws.active[slot] = e;
   for (int64_t p = 0; p < pairs; ++p)
     if (ids[p] == e) ws.list[pos++] = int32_t(p);
+}
+
+// Where the up pass's rows come from: [rows, stride] bf16 bits, or float32 when f32.
+struct ExpertsInput {
+  const void* x;
+  bool f32;
+  int64_t stride, rows, hidden;
+};
+
+// Block 0 groups the pairs by expert; every other block quantizes input rows for the up pass, a warp per 128-wide
+// K block, with act_quant's own code. One launch where there were two (the list and the quantization).
+__global__ void __launch_bounds__(kListThreads) prepare_experts(const int32_t* __restrict__ ids, int64_t pairs,
+                                                                int experts, Workspace ws, ExpertsInput in) {
+  kernel_prologue();
+  if (blockIdx.x == 0) {
+    build_expert_lists(ids, pairs, experts, ws);
+    return;
+  }
+  const int64_t kblocks = in.hidden / 128;
+  const int64_t item = int64_t(blockIdx.x - 1) * (kListThreads / 32) + threadIdx.x / 32;
+  if (item >= in.rows * kblocks) return;
+  const int lane = threadIdx.x % 32;
+  const int64_t row = item / kblocks, kb = item % kblocks;
+  const int64_t at = row * in.stride + kb * 128 + lane * 4;
+  float v[4];
+  for (int i = 0; i < 4; ++i)
+    v[i] = in.f32 ? static_cast<const float*>(in.x)[at + i] : bf16_bits_to_float(static_cast<const uint16_t*>(in.x)[at + i]);
+  uint32_t packed;
+  const float scale = quantize_block_128(v, packed);
+  *reinterpret_cast<uint32_t*>(ws.xq + row * in.hidden + kb * 128 + lane * 4) = packed;
+  if (lane == 0) ws.xs[row * kblocks + kb] = scale;
 }
 
 __device__ __forceinline__ uint32_t word_of(const uint4& a, const uint4& b, int i) {
@@ -441,14 +471,11 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   const float limit = kernels::planted(kNoClamp) ? 0.0f : w.swiglu_limit;
   const uint16_t* shared = kernels::planted(kSkipShared) ? nullptr : io.shared;
 
-  if (io.x_f32) {
-    act_quant_e4m3_f32(static_cast<const float*>(io.x), io.x_stride, rows, w.hidden, ws.xq, ws.xs, stream);
-  } else {
-    PLUMB_CHECK(io.x_stride == 0 || io.x_stride == w.hidden);
-    act_quant_e4m3(static_cast<const uint16_t*>(io.x), rows, w.hidden, ws.xq, ws.xs, stream);
-  }
-  launch(stream, "build_expert_lists", build_expert_lists, dim3(1), dim3(kListThreads), 0, routing.ids, pairs,
-         int(w.experts), ws);
+  PLUMB_CHECK(io.x_f32 || io.x_stride == 0 || io.x_stride == w.hidden);
+  const ExpertsInput in{io.x, io.x_f32, io.x_stride ? io.x_stride : w.hidden, rows, w.hidden};
+  const int64_t quant_blocks = (rows * (w.hidden / 128) + kListThreads / 32 - 1) / (kListThreads / 32);
+  launch(stream, "prepare_experts", prepare_experts, dim3(unsigned(1 + quant_blocks)), dim3(kListThreads), 0,
+         routing.ids, pairs, int(w.experts), ws, in);
 
   PassArgs up{};
   up.ws = ws;

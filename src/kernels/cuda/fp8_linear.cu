@@ -22,9 +22,7 @@ enum : int { control_none = 0, control_drop_last = 1, control_first_row = 2 };
 __device__ __forceinline__ float input_value(const uint16_t* x, int64_t i) { return bf16_bits_to_float(x[i]); }
 __device__ __forceinline__ float input_value(const float* x, int64_t i) { return x[i]; }
 
-// One warp per 128-wide K block of one row: amax, the power-of-two scale, and the e4m3 codes. Dividing by a power
-// of two is multiplying by its exact reciprocal (an Inf block's reciprocal is 0, so its codes become NaN, and its
-// finite values 0, exactly as a division by Inf would).
+// One warp per 128-wide K block of one row.
 template <typename T>
 __global__ void act_quant_kernel(const T* __restrict__ x, int64_t x_stride, int64_t rows, int64_t k,
                                  uint8_t* __restrict__ codes, float* __restrict__ scales) {
@@ -36,21 +34,17 @@ __global__ void act_quant_kernel(const T* __restrict__ x, int64_t x_stride, int6
   const int64_t row = item / kblocks, kb = item % kblocks;
   const int64_t at = row * x_stride + kb * 128 + lane * 4;
   const float v[4] = {input_value(x, at), input_value(x, at + 1), input_value(x, at + 2), input_value(x, at + 3)};
-  float amax = fmaxf(fmaxf(fabsf(v[0]), fabsf(v[1])), fmaxf(fabsf(v[2]), fabsf(v[3])));
-  for (int o = 16; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
-  const int e = pow2_scale_exponent_dev(amax, 448.0f);
-  const float inv = e >= 128 ? 0.0f : ldexpf(1.0f, -e);
-  uint32_t packed = 0;
-  for (int i = 0; i < 4; ++i) packed |= uint32_t(float_to_e4m3(v[i] * inv)) << (8 * i);
+  uint32_t packed;
+  const float scale = quantize_block_128(v, packed);
   *reinterpret_cast<uint32_t*>(codes + row * k + kb * 128 + lane * 4) = packed;
-  if (lane == 0) scales[row * kblocks + kb] = ldexpf(1.0f, e);
+  if (lane == 0) scales[row * kblocks + kb] = scale;
 }
 
 struct LinearArgs {
   const uint8_t* w;
   const uint8_t* wscale;
   int64_t n, k;
-  const uint8_t* xq;    // e4m3 [rows, k]
+  const uint8_t* xq;    // e4m3 [rows, k] (the two-launch kernel; the fused one reads LinearInput)
   const float* xs;      // [rows, k / 128] pow2 scales
   int64_t rows;
   int splits;
@@ -61,6 +55,14 @@ struct LinearArgs {
   int64_t y_stride;
   float output_scale;
   int control;          // planted control (kernels/control.h), control_none in production
+};
+
+// The unquantized activations the fused kernel reads: [rows, stride], bf16 bits or float32. (A separate kernel
+// argument: in LinearArgs they cost the two-launch kernel registers and spills.)
+struct LinearInput {
+  const void* x;
+  bool f32;
+  int64_t stride;
 };
 
 __device__ __forceinline__ void store_output(const LinearArgs& a, int64_t row, int64_t m, float acc) {
@@ -76,6 +78,42 @@ __device__ __forceinline__ void store_output(const LinearArgs& a, int64_t row, i
   }
 }
 
+// A block's quantized activations for one pass: its split's K blocks of the pass's rows, as e4m3 codes with a
+// 64-byte pad after each row (the 8 rows a warp reads at once then fall in different banks), and the scales.
+struct PassActs {
+  uint8_t* codes;  // [pass rows][row_bytes]
+  float* scales;   // [pass rows][per_split]
+  int row_bytes, per_split;
+};
+
+__host__ __device__ constexpr int pass_row_bytes(int64_t per_split) { return int(per_split) * 128 + 64; }
+__host__ __device__ constexpr size_t pass_acts_bytes(int rows, int64_t per_split) {
+  return size_t(rows) * (size_t(pass_row_bytes(per_split)) + size_t(per_split) * sizeof(float));
+}
+
+// The block's warps quantize the pass's rows over the split's K blocks, one (row, K block) at a time, exactly as
+// act_quant_kernel would; rows past the end get zero codes and scales.
+__device__ __forceinline__ void quantize_pass(const LinearArgs& a, const LinearInput& in, int64_t base,
+                                              int pass_rows, int64_t kb0, const PassActs& s) {
+  const int lane = threadIdx.x % 32, items = pass_rows * s.per_split;
+  for (int item = int(threadIdx.x) / 32; item < items; item += kWarpsPerBlock) {
+    const int r = item / s.per_split, j = item % s.per_split;
+    const int64_t row = base + r;
+    uint32_t packed = 0;
+    float scale = 0.0f;
+    if (row < a.rows) {
+      const int64_t at = row * in.stride + (kb0 + j) * 128 + lane * 4;
+      float v[4];
+      for (int i = 0; i < 4; ++i)
+        v[i] = in.f32 ? static_cast<const float*>(in.x)[at + i]
+                      : bf16_bits_to_float(static_cast<const uint16_t*>(in.x)[at + i]);
+      scale = quantize_block_128(v, packed);
+    }
+    *reinterpret_cast<uint32_t*>(s.codes + r * s.row_bytes + j * 128 + lane * 4) = packed;
+    if (lane == 0) s.scales[r * s.per_split + j] = scale;
+  }
+}
+
 // What one 128-wide K block needs, loaded one block ahead: this warp's weight fragments (two 64-wide chunks of
 // rows g and g+8), its rows' activation fragments and the scales of its accumulator columns (rows 2t, 2t+1).
 template <int NT>
@@ -85,6 +123,17 @@ struct BlockLoad {
   float sa[NT][2];
 };
 
+__device__ __forceinline__ void load_weights(const LinearArgs& a, int64_t m0, int64_t m1, int64_t kb, int t,
+                                             uint4 (&w)[2][2]) {
+#pragma unroll
+  for (int c = 0; c < 2; ++c) {
+    const int64_t kofs = kb * 128 + c * 64 + t * 16;
+    w[c][0] = load_stream_16(a.w + m0 * a.k + kofs);
+    w[c][1] = load_stream_16(a.w + m1 * a.k + kofs);
+  }
+}
+
+// Weights and activations of K block kb, the activations from the quantized rows in global memory.
 template <int NT>
 __device__ __forceinline__ void load_block(const LinearArgs& a, int64_t m0, int64_t m1, int64_t kb, int64_t base,
                                            int g, int t, BlockLoad<NT>& b) {
@@ -109,11 +158,84 @@ __device__ __forceinline__ void load_block(const LinearArgs& a, int64_t m0, int6
   }
 }
 
-// A warp owns 16 output features and one K split; each pass covers NT * 8 rows. With several splits, the last
-// warp of a feature tile to finish sums the splits' partials in ascending order (the same order every launch).
-// The 8-row variant (every launch of up to 8 rows) is held to 128 registers so four blocks fit per multiprocessor:
-// at 148 registers three did, and wq_b's 2048 warps ran in two waves. ptxas spills a few dozen bytes; wq_b at one
-// row went 19.1 -> 15.4 us (H200, plumb synth --only kernels).
+// The activations of the split's j-th K block from the block's shared memory (the fused kernel).
+template <int NT>
+__device__ __forceinline__ void load_acts_shared(const LinearArgs& a, const PassActs& s, int j, int g, int t,
+                                                 BlockLoad<NT>& b) {
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt) {
+    const int r = a.control == control_first_row ? 0 : nt * 8 + g;
+#pragma unroll
+    for (int c = 0; c < 2; ++c)
+      b.q[nt][c] = *reinterpret_cast<const uint4*>(s.codes + r * s.row_bytes + j * 128 + c * 64 + t * 16);
+    b.sa[nt][0] = s.scales[(nt * 8 + 2 * t) * s.per_split + j];
+    b.sa[nt][1] = s.scales[(nt * 8 + 2 * t + 1) * s.per_split + j];
+  }
+}
+
+// One K block: per row group the four MMAs of the block's e4m3 products, then acc += block * (s_act * s_weight).
+template <int NT>
+__device__ __forceinline__ void mma_block(const BlockLoad<NT>& cur, float sw, float (&acc)[NT][4]) {
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt) {
+    float blk[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      mma_e4m3_16x8x32(blk, cur.w[c][0].x, cur.w[c][1].x, cur.w[c][0].y, cur.w[c][1].y, cur.q[nt][c].x, cur.q[nt][c].y);
+      mma_e4m3_16x8x32(blk, cur.w[c][0].z, cur.w[c][1].z, cur.w[c][0].w, cur.w[c][1].w, cur.q[nt][c].z, cur.q[nt][c].w);
+    }
+    acc[nt][0] = fmaf(blk[0], cur.sa[nt][0] * sw, acc[nt][0]);
+    acc[nt][1] = fmaf(blk[1], cur.sa[nt][1] * sw, acc[nt][1]);
+    acc[nt][2] = fmaf(blk[2], cur.sa[nt][0] * sw, acc[nt][2]);
+    acc[nt][3] = fmaf(blk[3], cur.sa[nt][1] * sw, acc[nt][3]);
+  }
+}
+
+// A pass's sums: the output itself with one split, else this split's partials.
+template <int NT>
+__device__ __forceinline__ void finish_pass(const LinearArgs& a, int64_t base, int split, int64_t m0, int64_t m1,
+                                            int t, const float (&acc)[NT][4]) {
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int64_t row = base + nt * 8 + 2 * t + (j & 1);
+      const int64_t m = j < 2 ? m0 : m1;
+      if (row >= a.rows) continue;
+      if (a.splits == 1) {
+        store_output(a, row, m, acc[nt][j]);
+      } else {
+        a.partial[(int64_t(split) * a.rows + row) * a.n + m] = acc[nt][j];
+      }
+    }
+  }
+}
+
+// With several splits, the last warp of a feature tile to finish sums the splits' partials in ascending order
+// (the same order every launch).
+__device__ __forceinline__ void sum_splits(const LinearArgs& a, int64_t mtile, int lane) {
+  __threadfence();
+  __syncwarp();
+  unsigned arrived = 0;
+  if (lane == 0) arrived = atomicAdd(&a.arrivals[mtile], 1u);
+  arrived = __shfl_sync(0xffffffffu, arrived, 0);
+  if (arrived != unsigned(a.splits - 1)) return;
+  __threadfence();
+  for (int64_t i = lane; i < a.rows * 16; i += 32) {
+    const int64_t row = i / 16, m = mtile * 16 + i % 16;
+    float sum = __ldcg(&a.partial[row * a.n + m]);
+    for (int s = 1; s < a.splits; ++s) sum += __ldcg(&a.partial[(int64_t(s) * a.rows + row) * a.n + m]);
+    store_output(a, row, m, sum);
+  }
+  if (lane == 0) a.arrivals[mtile] = 0u;
+}
+
+// The two-launch kernel (act_quant_kernel first): a warp owns 16 output features and one K split; each pass
+// covers NT * 8 rows. With several splits, the last warp of a feature tile to finish sums the splits' partials in
+// ascending order (the same order every launch). The 8-row variant is held to 128 registers so four blocks fit per
+// multiprocessor: at 148 registers three did, and wq_b's 2048 warps ran in two waves. Its body is the one timed in
+// every session so far (its PTX unchanged here): written with the fused kernel's helpers (mma_block, finish_pass,
+// sum_splits) the PTX differs, and that has not been timed.
 template <int NT>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) fp8_linear_kernel(LinearArgs a) {
   const int warp_id = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x) / 32;  // 32-bit: no 64-bit division
@@ -188,7 +310,69 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) fp8_line
   if (lane == 0) a.arrivals[mtile] = 0u;
 }
 
+// The one-launch kernel: a block's four warps share one K split and own 16 output features each, and for each
+// pass of 8 rows the block first quantizes the rows over that split into shared memory (no act_quant launch).
+// Every block pays for that quantization, so fp8_linear picks it only where that costs less than the launch saved.
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, 4) fp8_linear_fused_kernel(LinearArgs a, LinearInput in) {
+  extern __shared__ __align__(16) uint8_t pass_smem[];
+  constexpr int NT = 1, kPassRows = 8;
+  const int mtiles = int(a.n / 16);
+  const int split = int(blockIdx.x) % a.splits;
+  const int64_t mtile = int64_t(int(blockIdx.x) / a.splits) * kWarpsPerBlock + int(threadIdx.x) / 32;
+  const bool owns_tile = mtile < mtiles;  // a warp past the last tile still helps quantize
+  const int64_t kblocks = a.k / 128;
+  const int64_t per_split = kblocks / a.splits;
+  const int64_t kb0 = split * per_split;
+  const PassActs s{pass_smem, reinterpret_cast<float*>(pass_smem + kPassRows * pass_row_bytes(per_split)),
+                   pass_row_bytes(per_split), int(per_split)};
+  wait_for_earlier_kernels();
+  allow_next_kernel();
+  const int64_t kb1 = kb0 + per_split - (a.control == control_drop_last && split == a.splits - 1 ? 1 : 0);
+  const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
+  const int64_t m0 = (owns_tile ? mtile : 0) * 16 + g, m1 = m0 + 8;
+  const int64_t wscale_cols = (a.k + 127) / 128;
+  const uint8_t* wscale_row = a.wscale + (((owns_tile ? mtile : 0) * 16) / 128) * wscale_cols;
+
+  for (int64_t base = 0; base < a.rows; base += kPassRows) {
+    BlockLoad<NT> cur, nxt;
+    if (owns_tile) load_weights(a, m0, m1, kb0, t, cur.w);  // in flight while the block quantizes
+    if (base > 0) __syncthreads();                          // the last pass has read its activations
+    quantize_pass(a, in, base, kPassRows, kb0, s);
+    __syncthreads();
+    if (!owns_tile) continue;
+    float acc[NT][4] = {};
+    load_acts_shared<NT>(a, s, 0, g, t, cur);
+    for (int64_t kb = kb0; kb < kb1; ++kb) {
+      if (kb + 1 < kb1) {
+        load_weights(a, m0, m1, kb + 1, t, nxt.w);
+        load_acts_shared<NT>(a, s, int(kb + 1 - kb0), g, t, nxt);
+      }
+      mma_block<NT>(cur, e8m0_value(wscale_row[kb]), acc);
+      cur = nxt;
+    }
+    finish_pass<NT>(a, base, split, m0, m1, t, acc);
+  }
+  if (owns_tile && a.splits > 1) sum_splits(a, mtile, lane);
+}
+
 size_t align256(size_t b) { return (b + 255) / 256 * 256; }
+constexpr size_t kMaxPassBytes = 200 << 10;
+
+template <typename T>
+void quantize_rows(const T* x, int64_t x_stride, int64_t rows, int64_t k, uint8_t* codes, float* scales, Stream stream) {
+  const int64_t items = rows * (k / 128);
+  if (items == 0) return;
+  const int64_t blocks = (items + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  launch(stream, "act_quant", act_quant_kernel<T>, dim3(unsigned(blocks)), dim3(kWarpsPerBlock * 32), 0, x, x_stride,
+         rows, k, codes, scales);
+}
+
+bool quantize_in_linear(Fp8Quantize q, int64_t rows, int64_t per_split) {
+  // wq_b (8 K blocks a split) on the H200: 12.8 -> 14.0 us at 1 row and 13.1 -> 19.8 at 8 rows with the quantization
+  // in the linear, against about 4.5 us for the act_quant launch it saves (session 8, calls 2-3).
+  constexpr int64_t kMaxBlocksQuantized = 16;  // rows x K blocks a block quantizes
+  return q == Fp8Quantize::in_linear || (q == Fp8Quantize::automatic && rows * per_split <= kMaxBlocksQuantized);
+}
 
 }  // namespace
 
@@ -212,24 +396,11 @@ void fp8_linear_workspace_init(void* workspace, int64_t n, Stream stream) {
 }
 
 void act_quant_e4m3(const uint16_t* x, int64_t rows, int64_t k, uint8_t* codes, float* scales, Stream stream) {
-  const int64_t items = rows * (k / 128);
-  if (items == 0) return;
-  const int64_t blocks = (items + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  launch(stream, "act_quant", act_quant_kernel<uint16_t>, dim3(unsigned(blocks)), dim3(kWarpsPerBlock * 32), 0, x, k,
-         rows, k, codes, scales);
-}
-
-void act_quant_e4m3_f32(const float* x, int64_t x_stride, int64_t rows, int64_t k, uint8_t* codes, float* scales,
-                        Stream stream) {
-  const int64_t items = rows * (k / 128);
-  if (items == 0) return;
-  const int64_t blocks = (items + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  launch(stream, "act_quant", act_quant_kernel<float>, dim3(unsigned(blocks)), dim3(kWarpsPerBlock * 32), 0, x,
-         x_stride ? x_stride : k, rows, k, codes, scales);
+  quantize_rows(x, k, rows, k, codes, scales, stream);
 }
 
 void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* workspace, int rows_per_pass,
-                Stream stream) {
+                Stream stream, Fp8Quantize quantize) {
   if (rows == 0) return;
   PLUMB_CHECK(w.n % 16 == 0 && w.k % 128 == 0 && w.k >= 128);
   auto* base = static_cast<uint8_t*>(workspace);
@@ -240,19 +411,39 @@ void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* 
   auto* xs = reinterpret_cast<float*>(base);
   base += align256(size_t(rows * (w.k / 128)) * sizeof(float));
   auto* partial = reinterpret_cast<float*>(base);
-  if (io.x_f32) {
-    act_quant_e4m3_f32(static_cast<const float*>(io.x), io.x_stride, rows, w.k, xq, xs, stream);
-  } else {
-    PLUMB_CHECK(io.x_stride == 0 || io.x_stride == w.k);
-    act_quant_e4m3(static_cast<const uint16_t*>(io.x), rows, w.k, xq, xs, stream);
-  }
   const int control = kernels::planted(kDropLastKBlock)         ? control_drop_last
                       : kernels::planted(kRowsReadPassFirstRow) ? control_first_row
                                                                 : control_none;
+  const int64_t x_stride = io.x_stride ? io.x_stride : w.k;
+  PLUMB_CHECK(x_stride >= w.k);
   LinearArgs a{w.codes, w.scales, w.n, w.k, xq, xs, rows, fp8_linear_splits(w.n, w.k), partial,
                io.arrivals ? io.arrivals : arrivals,
                io.y, io.y_f32, io.round_bf16, io.y_stride ? io.y_stride : w.n, io.output_scale, control};
+  const LinearInput in{io.x, io.x_f32, x_stride};
   if (rows_per_pass == 0) rows_per_pass = rows <= 8 ? 8 : rows <= 16 ? 16 : 32;
+  const int64_t per_split = w.k / 128 / a.splits;
+  if (rows_per_pass == 8 && quantize_in_linear(quantize, rows, per_split)) {
+    const size_t smem = pass_acts_bytes(8, per_split);
+    if (smem > kMaxPassBytes)
+      fail("fp8_linear: a {}x{} weight needs {} bytes of shared memory a pass (at most {})", w.n, w.k, smem,
+           kMaxPassBytes);
+    static const bool opted_in = [] {
+      PLUMB_CUDA_CHECK(cudaFuncSetAttribute(fp8_linear_fused_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            int(kMaxPassBytes)));
+      return true;
+    }();
+    (void)opted_in;
+    const unsigned blocks = unsigned((w.n / 16 + kWarpsPerBlock - 1) / kWarpsPerBlock * a.splits);
+    launch(stream, "fp8_linear_fused", fp8_linear_fused_kernel, dim3(blocks), dim3(kWarpsPerBlock * 32), smem, a,
+           in);
+    return;
+  }
+  PLUMB_CHECK(quantize != Fp8Quantize::in_linear);  // the one-launch kernel has 8-row passes only
+  if (io.x_f32) {
+    quantize_rows(static_cast<const float*>(io.x), x_stride, rows, w.k, xq, xs, stream);
+  } else {
+    quantize_rows(static_cast<const uint16_t*>(io.x), x_stride, rows, w.k, xq, xs, stream);
+  }
   const int64_t warps = (w.n / 16) * a.splits;
   const unsigned blocks = unsigned((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
   switch (rows_per_pass) {
@@ -264,11 +455,11 @@ void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* 
 }
 
 void fp8_linear(const Fp8WeightView& w, const uint16_t* x, int64_t rows, uint16_t* y, void* workspace,
-                int rows_per_pass, Stream stream) {
+                int rows_per_pass, Stream stream, Fp8Quantize quantize) {
   LinearIo io;
   io.x = x;
   io.y = y;
-  fp8_linear(w, io, rows, workspace, rows_per_pass, stream);
+  fp8_linear(w, io, rows, workspace, rows_per_pass, stream, quantize);
 }
 
 }  // namespace plumb::cuda

@@ -29,11 +29,9 @@ int fp8_linear_splits(int64_t n, int64_t k);
 size_t fp8_linear_workspace_bytes(int64_t n, int64_t k, int64_t rows);
 void fp8_linear_workspace_init(void* workspace, int64_t n, Stream stream);
 
-// Quantizes activations x [rows, k] (bf16 bits, or float32 holding bf16 values; rows `x_stride` elements apart,
-// 0: k) per 128 to e4m3 codes [rows, k] and float scales [rows, k/128].
+// Quantizes activations x [rows, k] (bf16 bits) per 128 to e4m3 codes [rows, k] and float scales [rows, k/128]
+// (the routed experts' hidden rows). Every quantization of activations runs quantize_block_128 (mma_fp8.cuh).
 void act_quant_e4m3(const uint16_t* x, int64_t rows, int64_t k, uint8_t* codes, float* scales, Stream stream);
-void act_quant_e4m3_f32(const float* x, int64_t x_stride, int64_t rows, int64_t k, uint8_t* codes, float* scales,
-                        Stream stream);
 
 // Where a linear reads and writes: bf16 bits or float32, with row strides (0: packed). The output is
 // round(round(acc) * output_scale) with round = bf16 rounding when round_bf16, else the float32 accumulator.
@@ -49,13 +47,17 @@ struct LinearIo {
   unsigned* arrivals = nullptr;  // split arrival counters (n / 16, zero between calls); null: the workspace's own
 };
 
-// y [rows, n] (bf16) = W x: the activations are quantized once (act_quant_e4m3), then one GEMM kernel in which
-// the last of a feature tile's K splits to finish sums the splits' partials in ascending order.
+// Where the activations are quantized: automatic picks by shape and row count; separate runs a quantization kernel
+// first, in_linear has each block of the linear quantize the rows it needs (one launch, 8-row passes only).
+enum class Fp8Quantize { automatic, separate, in_linear };
+
+// y [rows, n] (bf16) = W x: the activations quantized (see Fp8Quantize), then a GEMM kernel in which the last of a
+// feature tile's K splits to finish sums the splits' partials in ascending order.
 // `rows_per_pass` picks the variant (8, 16 or 32 rows share each weight load; 0 picks by row count); every
 // variant gives the same bits.
 void fp8_linear(const Fp8WeightView& w, const uint16_t* x, int64_t rows, uint16_t* y, void* workspace,
-                int rows_per_pass, Stream stream);
+                int rows_per_pass, Stream stream, Fp8Quantize quantize = Fp8Quantize::automatic);
 void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* workspace, int rows_per_pass,
-                Stream stream);
+                Stream stream, Fp8Quantize quantize = Fp8Quantize::automatic);
 
 }  // namespace plumb::cuda

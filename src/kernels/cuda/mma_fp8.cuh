@@ -55,4 +55,17 @@ __device__ __forceinline__ uint8_t float_to_e4m3(float x) {
   return uint8_t(__nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3));
 }
 
+// One 128-wide K block of one row, a warp holding 4 values a lane: amax over the warp, the power-of-two scale and
+// the lane's 4 e4m3 codes (packed). Dividing by a power of two is multiplying by its exact reciprocal (an Inf
+// block's reciprocal is 0, so its codes become NaN, and its finite values 0, exactly as a division by Inf would).
+__device__ __forceinline__ float quantize_block_128(const float (&v)[4], uint32_t& packed) {
+  float amax = fmaxf(fmaxf(fabsf(v[0]), fabsf(v[1])), fmaxf(fabsf(v[2]), fabsf(v[3])));
+  for (int o = 16; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+  const int e = pow2_scale_exponent_dev(amax, 448.0f);
+  const float inv = e >= 128 ? 0.0f : ldexpf(1.0f, -e);
+  packed = 0;
+  for (int i = 0; i < 4; ++i) packed |= uint32_t(float_to_e4m3(v[i] * inv)) << (8 * i);
+  return ldexpf(1.0f, e);
+}
+
 }  // namespace plumb::cuda

@@ -44,9 +44,10 @@ class Fp8LinearProblem : public Problem {
   }
   int32_t rows() const override { return rows_; }
   int32_t width() const override { return int32_t(w_.n); }
-  int32_t variants() const override { return 3; }
+  int32_t variants() const override { return 4; }
   std::string variant_name(int32_t v) const override {
-    static const char* names[] = {"8-row passes", "16-row passes", "32-row passes"};
+    static const char* names[] = {"8-row passes", "16-row passes", "32-row passes",
+                                  "8-row passes, quantized in the linear"};
     return names[v];
   }
 
@@ -58,8 +59,10 @@ class Fp8LinearProblem : public Problem {
     dx_.upload(x.data(), x.size() * 2);
     dy_.fill_bytes(0xff);
     const cuda::Fp8WeightView view{dw_codes_.as<uint8_t>(), dw_scales_.as<uint8_t>(), n, k};
-    const int passes[] = {8, 16, 32};
-    cuda::fp8_linear(view, dx_.as<uint16_t>(), m, dy_.as<uint16_t>(), dws_.get(), passes[variant], nullptr);
+    const int passes[] = {8, 16, 32, 8};
+    const auto quantize = variant == 3 ? cuda::Fp8Quantize::in_linear : cuda::Fp8Quantize::separate;
+    cuda::fp8_linear(view, dx_.as<uint16_t>(), m, dy_.as<uint16_t>(), dws_.get(), passes[variant], nullptr,
+                     quantize);
     cuda::synchronize();
     dy_.download(y.data(), y.size() * 2);
     for (size_t i = 0; i < y.size(); ++i) out[i] = double(bf16_to_f32(y[i]));
