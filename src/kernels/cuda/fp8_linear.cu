@@ -367,11 +367,14 @@ void quantize_rows(const T* x, int64_t x_stride, int64_t rows, int64_t k, uint8_
          rows, k, codes, scales);
 }
 
-bool quantize_in_linear(Fp8Quantize q, int64_t rows, int64_t per_split) {
-  // wq_b (8 K blocks a split) on the H200: 12.8 -> 14.0 us at 1 row and 13.1 -> 19.8 at 8 rows with the quantization
-  // in the linear, against about 4.5 us for the act_quant launch it saves (session 8, calls 2-3).
-  constexpr int64_t kMaxBlocksQuantized = 16;  // rows x K blocks a block quantizes
-  return q == Fp8Quantize::in_linear || (q == Fp8Quantize::automatic && rows * per_split <= kMaxBlocksQuantized);
+// Launches of up to 8 rows (one 8-row pass) quantize in the linear where a split is at most 2 K blocks. On the H200
+// (plumb synth, session 8 call 4; times include act_quant's launch where it runs), in the linear against before:
+// wq_a 8.8 -> 7.2 us at 1 row and 15.1 -> 13.4 at 8 rows (1 K block a split), shared w1 8.9 -> 7.9 and 13.3 -> 13.2
+// (2); but wq_b 12.7 -> 14.0 and wo_b 14.6 -> 15.8 at 1 row (8): there the block's quantization holds back a
+// longer weight stream.
+bool quantize_in_linear(Fp8Quantize q, int64_t per_split) {
+  constexpr int64_t kMaxSplitBlocks = 2;
+  return q == Fp8Quantize::in_linear || (q == Fp8Quantize::automatic && per_split <= kMaxSplitBlocks);
 }
 
 }  // namespace
@@ -422,7 +425,7 @@ void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* 
   const LinearInput in{io.x, io.x_f32, x_stride};
   if (rows_per_pass == 0) rows_per_pass = rows <= 8 ? 8 : rows <= 16 ? 16 : 32;
   const int64_t per_split = w.k / 128 / a.splits;
-  if (rows_per_pass == 8 && quantize_in_linear(quantize, rows, per_split)) {
+  if (rows_per_pass == 8 && quantize_in_linear(quantize, per_split)) {
     const size_t smem = pass_acts_bytes(8, per_split);
     if (smem > kMaxPassBytes)
       fail("fp8_linear: a {}x{} weight needs {} bytes of shared memory a pass (at most {})", w.n, w.k, smem,
