@@ -369,7 +369,7 @@ void quantize_rows(const T* x, int64_t x_stride, int64_t rows, int64_t k, uint8_
 
 // Launches of up to 8 rows (one 8-row pass) quantize in the linear where a split is at most 2 K blocks. On the H200
 // (plumb synth, session 8 call 4; times include act_quant's launch where it runs), in the linear against before:
-// wq_a 8.8 -> 7.2 us at 1 row and 15.1 -> 13.4 at 8 rows (1 K block a split), shared w1 8.9 -> 7.9 and 13.3 -> 13.2
+// wq_a 8.8 -> 7.2 us at 1 row and 15.1 -> 13.4 at 8 rows (1 K block a split), shared w1 8.9 -> 7.9 and 13.4 -> 13.2
 // (2); but wq_b 12.7 -> 14.0 and wo_b 14.6 -> 15.8 at 1 row (8): there the block's quantization holds back a
 // longer weight stream.
 bool quantize_in_linear(Fp8Quantize q, int64_t per_split) {
