@@ -44,6 +44,8 @@ for rep in $REPS; do for v in "${VARIANTS[@]}"; do t=$(tag $v)
 done; done
 for v in "${VARIANTS[@]}"; do t=$(tag $v)
   echo "== $v"; [[ $v == *@* ]] || { grep -E "^fp8 rows +wq_b|^experts .* (1|16) " $OUT/kernels-$t.txt; head -12 $OUT/kernel-times-$t.txt 2>/dev/null; }
+  # the timer's totals: launches and summed device time (each kernel with a node gap the graphs hide)
+  [[ -s $OUT/kernel-times-$t.txt ]] && awk 'NR > 1 && NF >= 6 { ms += $4; n += $3 } END { printf "kernel timer: %d launches, %.2f ms\n", n, ms }' $OUT/kernel-times-$t.txt
   for rep in $REPS; do grep -hE "^43" $OUT/layers-$t-$rep.txt; done
 done | tee $OUT/summary.txt
 cp $OUT/checks.txt $OUT/summary.txt "$FINAL"/ && tar -czf "$FINAL"/ab-builds.tgz -C $OUT .
