@@ -145,8 +145,7 @@ __global__ void __launch_bounds__(kListThreads) prepare_experts(const int32_t* _
   const int64_t row = item / kblocks, kb = item % kblocks;
   const int64_t at = row * in.stride + kb * 128 + lane * 4;
   float v[4];
-  for (int i = 0; i < 4; ++i)
-    v[i] = in.f32 ? static_cast<const float*>(in.x)[at + i] : bf16_bits_to_float(static_cast<const uint16_t*>(in.x)[at + i]);
+  load_activations_4(in.x, in.f32, at, v);
   uint32_t packed;
   const float scale = quantize_block_128(v, packed);
   *reinterpret_cast<uint32_t*>(ws.xq + row * in.hidden + kb * 128 + lane * 4) = packed;

@@ -104,9 +104,7 @@ __device__ __forceinline__ void quantize_pass(const LinearArgs& a, const LinearI
     if (row < a.rows) {
       const int64_t at = row * in.stride + (kb0 + j) * 128 + lane * 4;
       float v[4];
-      for (int i = 0; i < 4; ++i)
-        v[i] = in.f32 ? static_cast<const float*>(in.x)[at + i]
-                      : bf16_bits_to_float(static_cast<const uint16_t*>(in.x)[at + i]);
+      load_activations_4(in.x, in.f32, at, v);
       scale = quantize_block_128(v, packed);
     }
     *reinterpret_cast<uint32_t*>(s.codes + r * s.row_bytes + j * 128 + lane * 4) = packed;
@@ -359,7 +357,8 @@ size_t align256(size_t b) { return (b + 255) / 256 * 256; }
 constexpr size_t kMaxPassBytes = 200 << 10;
 
 template <typename T>
-void quantize_rows(const T* x, int64_t x_stride, int64_t rows, int64_t k, uint8_t* codes, float* scales, Stream stream) {
+void quantize_rows(const T* x, int64_t x_stride, int64_t rows, int64_t k, uint8_t* codes, float* scales,
+                   Stream stream) {
   const int64_t items = rows * (k / 128);
   if (items == 0) return;
   const int64_t blocks = (items + kWarpsPerBlock - 1) / kWarpsPerBlock;
@@ -430,12 +429,7 @@ void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* 
     if (smem > kMaxPassBytes)
       fail("fp8_linear: a {}x{} weight needs {} bytes of shared memory a pass (at most {})", w.n, w.k, smem,
            kMaxPassBytes);
-    static const bool opted_in = [] {
-      PLUMB_CUDA_CHECK(cudaFuncSetAttribute(fp8_linear_fused_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            int(kMaxPassBytes)));
-      return true;
-    }();
-    (void)opted_in;
+    allow_shared_bytes<fp8_linear_fused_kernel, kMaxPassBytes>();
     const unsigned blocks = unsigned((w.n / 16 + kWarpsPerBlock - 1) / kWarpsPerBlock * a.splits);
     launch(stream, "fp8_linear_fused", fp8_linear_fused_kernel, dim3(blocks), dim3(kWarpsPerBlock * 32), smem, a,
            in);

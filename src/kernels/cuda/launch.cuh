@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/launch.h"
 
 namespace plumb::cuda {
@@ -31,6 +32,16 @@ void launch(Stream s, const char* name, void (*kernel)(P...), dim3 grid, dim3 bl
   std::tuple<std::decay_t<P>...> values(static_cast<std::decay_t<P>>(std::forward<A>(args))...);
   detail::submit_tuple(s, reinterpret_cast<const void*>(kernel), grid, block, shared_bytes, name, values,
                        std::index_sequence_for<P...>{});
+}
+
+// Lets Kernel take up to Bytes of dynamic shared memory (more than the default 48 KB), set the first time only.
+template <auto Kernel, size_t Bytes>
+void allow_shared_bytes() {
+  static const bool allowed = [] {
+    PLUMB_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Bytes)));
+    return true;
+  }();
+  (void)allowed;
 }
 
 }  // namespace plumb::cuda

@@ -55,6 +55,12 @@ __device__ __forceinline__ uint8_t float_to_e4m3(float x) {
   return uint8_t(__nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3));
 }
 
+// The 4 activations x[at..at+3] a lane quantizes: x holds bf16 bits, or float32 when f32.
+__device__ __forceinline__ void load_activations_4(const void* x, bool f32, int64_t at, float (&v)[4]) {
+  for (int i = 0; i < 4; ++i)
+    v[i] = f32 ? static_cast<const float*>(x)[at + i] : bf16_bits_to_float(static_cast<const uint16_t*>(x)[at + i]);
+}
+
 // One 128-wide K block of one row, a warp holding 4 values a lane: amax over the warp, the power-of-two scale and
 // the lane's 4 e4m3 codes (packed). Dividing by a power of two is multiplying by its exact reciprocal (an Inf
 // block's reciprocal is 0, so its codes become NaN, and its finite values 0, exactly as a division by Inf would).

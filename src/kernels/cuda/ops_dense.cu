@@ -377,15 +377,11 @@ __global__ void copy_rows_kernel(View src, const int64_t* src_rows, View dst, co
 
 constexpr size_t kMaxSharedX = 64 << 10;
 
-// The deep bf16 kernel with the activation rows in shared memory; it opts in to kMaxSharedX bytes the first time.
+// The deep bf16 kernel with the activation rows in shared memory (up to kMaxSharedX bytes).
 template <bool kVectorX>
 void start_shared_x(const WeightRef& w, View x, View y, bool round_bf16, float output_scale, Stream s) {
   constexpr auto kernel = dense_linear_vector_kernel<2, kVectorX, 1, kRowsPerPass, 16, true>;
-  static const bool opted_in = [] {
-    PLUMB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kMaxSharedX)));
-    return true;
-  }();
-  (void)opted_in;
+  allow_shared_bytes<kernel, kMaxSharedX>();
   launch(s, "dense_linear", kernel, dim3(unsigned(std::min<int64_t>((w.rows + 7) / 8, 65535))), dim3(256),
          size_t(x.rows * w.cols) * sizeof(float), w, int64_t(1), x, y, round_bf16, output_scale);
 }
