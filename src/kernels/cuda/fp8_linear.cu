@@ -231,9 +231,7 @@ __device__ __forceinline__ void sum_splits(const LinearArgs& a, int64_t mtile, i
 // The two-launch kernel (act_quant_kernel first): a warp owns 16 output features and one K split; each pass
 // covers NT * 8 rows. With several splits, the last warp of a feature tile to finish sums the splits' partials in
 // ascending order (the same order every launch). The 8-row variant is held to 128 registers so four blocks fit per
-// multiprocessor: at 148 registers three did, and wq_b's 2048 warps ran in two waves. Its body is the one timed in
-// every session so far (its PTX unchanged here): written with the fused kernel's helpers (mma_block, finish_pass,
-// sum_splits) the PTX differs, and that has not been timed.
+// multiprocessor: at 148 registers three did, and wq_b's 2048 warps ran in two waves.
 template <int NT>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) fp8_linear_kernel(LinearArgs a) {
   const int warp_id = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x) / 32;  // 32-bit: no 64-bit division
@@ -260,52 +258,12 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) fp8_line
     load_block<NT>(a, m0, m1, kb0, base, g, t, cur);
     for (int64_t kb = kb0; kb < kb1; ++kb) {
       if (kb + 1 < kb1) load_block<NT>(a, m0, m1, kb + 1, base, g, t, nxt);
-      const float sw = e8m0_value(wscale_row[kb]);
-#pragma unroll
-      for (int nt = 0; nt < NT; ++nt) {
-        float blk[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          mma_e4m3_16x8x32(blk, cur.w[c][0].x, cur.w[c][1].x, cur.w[c][0].y, cur.w[c][1].y, cur.q[nt][c].x, cur.q[nt][c].y);
-          mma_e4m3_16x8x32(blk, cur.w[c][0].z, cur.w[c][1].z, cur.w[c][0].w, cur.w[c][1].w, cur.q[nt][c].z, cur.q[nt][c].w);
-        }
-        acc[nt][0] = fmaf(blk[0], cur.sa[nt][0] * sw, acc[nt][0]);
-        acc[nt][1] = fmaf(blk[1], cur.sa[nt][1] * sw, acc[nt][1]);
-        acc[nt][2] = fmaf(blk[2], cur.sa[nt][0] * sw, acc[nt][2]);
-        acc[nt][3] = fmaf(blk[3], cur.sa[nt][1] * sw, acc[nt][3]);
-      }
+      mma_block<NT>(cur, e8m0_value(wscale_row[kb]), acc);
       cur = nxt;
     }
-#pragma unroll
-    for (int nt = 0; nt < NT; ++nt) {
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const int64_t row = base + nt * 8 + 2 * t + (j & 1);
-        const int64_t m = j < 2 ? m0 : m1;
-        if (row >= a.rows) continue;
-        if (a.splits == 1) {
-          store_output(a, row, m, acc[nt][j]);
-        } else {
-          a.partial[(int64_t(split) * a.rows + row) * a.n + m] = acc[nt][j];
-        }
-      }
-    }
+    finish_pass<NT>(a, base, split, m0, m1, t, acc);
   }
-  if (a.splits == 1) return;
-  __threadfence();
-  __syncwarp();
-  unsigned arrived = 0;
-  if (lane == 0) arrived = atomicAdd(&a.arrivals[mtile], 1u);
-  arrived = __shfl_sync(0xffffffffu, arrived, 0);
-  if (arrived != unsigned(a.splits - 1)) return;
-  __threadfence();
-  for (int64_t i = lane; i < a.rows * 16; i += 32) {
-    const int64_t row = i / 16, m = mtile * 16 + i % 16;
-    float sum = __ldcg(&a.partial[row * a.n + m]);
-    for (int s = 1; s < a.splits; ++s) sum += __ldcg(&a.partial[(int64_t(s) * a.rows + row) * a.n + m]);
-    store_output(a, row, m, sum);
-  }
-  if (lane == 0) a.arrivals[mtile] = 0u;
+  if (a.splits > 1) sum_splits(a, mtile, lane);
 }
 
 // The one-launch kernel: a block's four warps share one K split and own 16 output features each, and for each
