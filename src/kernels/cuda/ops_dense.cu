@@ -394,11 +394,7 @@ template <bool kVectorX>
 void start_grouped_shared_x(const WeightRef& w, int64_t groups, View x, View y, bool round_bf16, float output_scale,
                             Stream s) {
   constexpr auto kernel = dense_linear_vector_kernel<0, kVectorX, 4, 2, 4, true>;
-  static const bool opted_in = [] {
-    PLUMB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kMaxSharedX)));
-    return true;
-  }();
-  (void)opted_in;
+  allow_shared_bytes<kernel, kMaxSharedX>();
   launch(s, "dense_linear", kernel, dim3(unsigned(w.rows / 32)), dim3(256), size_t(x.rows * w.cols) * sizeof(float), w,
          groups, x, y, round_bf16, output_scale);
 }
