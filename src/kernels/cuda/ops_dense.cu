@@ -85,7 +85,8 @@ __global__ void dense_linear_kernel(WeightRef w, int64_t groups, View x, View y,
 // same sequence of operations whatever R and P. C steps of loads go out before their products (deeper for small
 // matrices, whose few warps otherwise wait on memory latency step after step).
 //
-// kSharedX (one group, every activation row in one pass): the block first copies the activation rows into shared
+// kSharedX (every activation row in one pass; a block's features in one group, each warp one R-feature step): the
+// block first copies its group's slice of the activation rows into shared
 // memory with all its loads in flight, so the steps' activation reads cost a shared-memory access rather than an L2
 // round trip each (the router gate and the compressors at decode were 12-30 us for 0.7-8.5 MB, waiting on those).
 template <int F, bool kVectorX, int R, int P, int C, bool kSharedX = false>
@@ -97,13 +98,14 @@ __global__ void dense_linear_vector_kernel(WeightRef w, int64_t groups, View x, 
   const int64_t per_group = w.rows / groups, steps = (w.cols + 255) / 256;
   wait_for_earlier_kernels();
   allow_next_kernel();
-  if constexpr (kSharedX) {
+  if constexpr (kSharedX) {  // the block's group's slice of every row (its features share one group)
     constexpr int kWidth = kVectorX ? 4 : 1;
     using Chunk = std::conditional_t<kVectorX, float4, float>;
     const int per_row = int(w.cols) / kWidth;
+    const int64_t slice = (int64_t(blockIdx.x) * (blockDim.x / 32) * R / per_group) * w.cols;
     loads_then_stores<8, Chunk>(
         int(x.rows) * per_row,
-        [&](int i) { return reinterpret_cast<const Chunk*>(row_ptr<const float>(x, i / per_row))[i % per_row]; },
+        [&](int i) { return reinterpret_cast<const Chunk*>(row_ptr<const float>(x, i / per_row) + slice)[i % per_row]; },
         [&](int i, Chunk v) { reinterpret_cast<Chunk*>(x_shared)[i] = v; });
     __syncthreads();
   }
@@ -386,6 +388,17 @@ void start_shared_x(const WeightRef& w, View x, View y, bool round_bf16, float o
          size_t(x.rows * w.cols) * sizeof(float), w, int64_t(1), x, y, round_bf16, output_scale);
 }
 
+// The four-features-a-warp FP8 kernel (wo_a at decode) with its group's slice of the activation rows in shared
+// memory: a block's 8 warps x 4 features stay in one group, and the grid covers every feature in one step.
+template <bool kVectorX>
+void start_grouped_shared_x(const WeightRef& w, int64_t groups, View x, View y, bool round_bf16, float output_scale,
+                            Stream s) {
+  constexpr auto kernel = dense_linear_vector_kernel<0, kVectorX, 4, 2, 4, true>;
+  allow_shared_bytes<kernel, kMaxSharedX>();
+  launch(s, "dense_linear", kernel, dim3(unsigned(w.rows / 32)), dim3(256), size_t(x.rows * w.cols) * sizeof(float), w,
+         groups, x, y, round_bf16, output_scale);
+}
+
 void dense_linear(const WeightRef& w, int64_t groups, View x, View y, bool round_bf16, float output_scale, Stream s) {
   if (x.rows == 0) return;
   const int threads = 256;
@@ -415,6 +428,10 @@ void dense_linear(const WeightRef& w, int64_t groups, View x, View y, bool round
   } else if (w.format == kBf16 && w.cols % 8 == 0) {
     vector_x ? start(dense_linear_vector_kernel<2, true, 1, kRowsPerPass, 4>, 1)
              : start(dense_linear_vector_kernel<2, false, 1, kRowsPerPass, 4>, 1);
+  } else if (w.format == kFp8Blocks && w.cols % 8 == 0 && four && (w.rows / groups) % 32 == 0 &&
+             w.rows / 32 <= 65535 && shared_x <= kMaxSharedX) {
+    vector_x ? start_grouped_shared_x<true>(w, groups, x, y, round_bf16, output_scale, s)
+             : start_grouped_shared_x<false>(w, groups, x, y, round_bf16, output_scale, s);
   } else if (w.format == kFp8Blocks && w.cols % 8 == 0 && four) {
     vector_x ? start(dense_linear_vector_kernel<0, true, 4, 2, 4>, 4)
              : start(dense_linear_vector_kernel<0, false, 4, 2, 4>, 4);
