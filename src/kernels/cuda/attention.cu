@@ -11,6 +11,7 @@
 // denominator is scaled by alpha, then summed over the block's entries in order; empty blocks change nothing.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/cuda/launch.cuh"
@@ -21,12 +22,12 @@ namespace {
 
 constexpr int kMaxAttentionBlock = 256;  // entries a softmax block may hold
 constexpr int kMaxLaneValues = 16;       // channels a lane holds: head_dim <= 512
-constexpr int kLogitHeads = 8;           // heads a logits block computes, one warp each for the block maxima
+constexpr int kLogitHeads = 4;           // heads a logits block computes, one warp each for the block maxima
 constexpr int kLogitThreads = 256;
 constexpr int kKeysPerWarp = 4;          // keys a warp loads together before their dots
 constexpr int kLogitBlocksY = 16;        // logits blocks a row's softmax blocks are spread over (each loops on)
-constexpr int kPvHeads = 8;              // heads a P.V block serves, two a thread
-constexpr int kPvChannels = 64;          // channels a P.V block serves, lane = channel (128-byte key reads)
+constexpr int kPvHeads = 4;              // heads a P.V block serves, two a thread
+constexpr int kPvChannels = 128;         // channels a P.V block serves, lane = channel (128-byte key reads)
 constexpr int kPvThreads = kPvChannels * kPvHeads / 2;  // plus one warp for the denominators
 constexpr int kChunkEntries = 512;       // entries whose probabilities a P.V block holds at once
 constexpr int kMaxChunkBlocks = 64;
@@ -70,6 +71,8 @@ struct RowKeys {
   }
 };
 
+// kFull: head_dim is 32 * kMaxLaneValues, so no lane's channel needs a bounds check.
+template <bool kFull>
 __global__ void __launch_bounds__(kLogitThreads) attention_logits_kernel(AttentionArgs p, View q, Keys keys, Scratch s) {
   kernel_prologue();
   __shared__ float query[kLogitHeads][32 * kMaxLaneValues];
@@ -79,6 +82,7 @@ __global__ void __launch_bounds__(kLogitThreads) attention_logits_kernel(Attenti
   const int64_t h0 = int64_t(blockIdx.z) * kLogitHeads;
   const int heads = int(std::min<int64_t>(p.heads - h0, kLogitHeads)), d = int(p.head_dim);
   const int warp = int(threadIdx.x / 32), lane = int(threadIdx.x % 32), warps = kLogitThreads / 32;
+  auto in_range = [&](int k) { return kFull || lane + 32 * k < d; };
   if (int64_t(blockIdx.y) * p.block >= rk.total) return;
   const float* q_row = row_ptr<const float>(q, rk.row) + h0 * d;
   loads_then_stores<8, float>(
@@ -89,31 +93,37 @@ __global__ void __launch_bounds__(kLogitThreads) attention_logits_kernel(Attenti
     __syncthreads();  // the query is in; the previous block's keys and logits are used up
     for (int v = int(threadIdx.x); v < n; v += blockDim.x) key_ptr[v] = rk.key(p, keys, b0 + v);
     __syncthreads();
-    for (int v0 = warp; v0 < n; v0 += kKeysPerWarp * warps) {  // a warp's keys loaded together, then each dot
+    for (int v0 = warp; v0 < n; v0 += kKeysPerWarp * warps) {  // a warp's keys loaded together, then their dots
       float kv[kKeysPerWarp][kMaxLaneValues];
+      bool present[kKeysPerWarp];
 #pragma unroll
       for (int j = 0; j < kKeysPerWarp; ++j) {
         const int v = v0 + j * warps;
         const float* key = v < n ? key_ptr[v] : nullptr;
+        present[j] = key != nullptr;
 #pragma unroll
-        for (int k = 0; k < kMaxLaneValues; ++k) kv[j][k] = key && lane + 32 * k < d ? key[lane + 32 * k] : 0.0f;
+        for (int k = 0; k < kMaxLaneValues; ++k) kv[j][k] = key && in_range(k) ? key[lane + 32 * k] : 0.0f;
       }
       for (int h = 0; h < heads; ++h) {
-        float qv[kMaxLaneValues];
+        float qv[kMaxLaneValues], dot[kKeysPerWarp];
 #pragma unroll
-        for (int k = 0; k < kMaxLaneValues; ++k) qv[k] = lane + 32 * k < d ? query[h][lane + 32 * k] : 0.0f;
+        for (int k = 0; k < kMaxLaneValues; ++k) qv[k] = in_range(k) ? query[h][lane + 32 * k] : 0.0f;
+#pragma unroll
+        for (int j = 0; j < kKeysPerWarp; ++j) {
+          dot[j] = 0.0f;
+          if (present[j])
+#pragma unroll
+            for (int k = 0; k < kMaxLaneValues; ++k)
+              if (in_range(k)) dot[j] = __fmaf_rn(qv[k], kv[j][k], dot[j]);
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1)  // warp_sum's xor tree, the keys' trees interleaved
+#pragma unroll
+          for (int j = 0; j < kKeysPerWarp; ++j) dot[j] += __shfl_xor_sync(0xffffffffu, dot[j], o);
 #pragma unroll
         for (int j = 0; j < kKeysPerWarp; ++j) {
           const int v = v0 + j * warps;
-          if (v >= n) break;
-          const bool present = key_ptr[v] != nullptr;
-          float dot = 0.0f;
-          if (present)
-#pragma unroll
-            for (int k = 0; k < kMaxLaneValues; ++k)
-              if (lane + 32 * k < d) dot = __fmaf_rn(qv[k], kv[j][k], dot);
-          dot = warp_sum(dot);
-          if (lane == 0) logit[h][v] = present ? dot * p.softmax_scale : -INFINITY;
+          if (lane == 0 && v < n) logit[h][v] = present[j] ? dot[j] * p.softmax_scale : -INFINITY;
         }
       }
     }
@@ -139,14 +149,17 @@ __global__ void __launch_bounds__(kLogitThreads) attention_logits_kernel(Attenti
   }
 }
 
+// An absent key (or an entry past the block) enters the P.V sums as fma(-0, +0, acc), which is acc exactly
+// whatever acc is (x + -0 = x, for -0 too): the same sums as skipping it, without a branch per key.
 __global__ void __launch_bounds__(kPvThreads + 32) attention_pv_kernel(AttentionArgs p, Keys keys, WeightRef sinks,
                                                                        Scratch s, View out) {
   kernel_prologue();
-  __shared__ float prob[kChunkEntries][kPvHeads];  // bf16-rounded; 0 for absent keys
+  __shared__ float prob[kChunkEntries][kPvHeads];  // bf16-rounded; -0 for absent keys
   __shared__ float expv[kChunkEntries][kPvHeads];  // unrounded, for the denominators; +0 for absent keys
   __shared__ const float* key_ptr[kChunkEntries];
   __shared__ float alpha[kMaxChunkBlocks][kPvHeads], new_max[kMaxChunkBlocks][kPvHeads];
-  __shared__ bool valid[kMaxChunkBlocks][kPvHeads];
+  __shared__ float block_max[kMaxChunkBlocks][kPvHeads];
+  __shared__ bool valid[kMaxChunkBlocks][kPvHeads], block_nan[kMaxChunkBlocks][kPvHeads];
   __shared__ float denominators[kPvHeads];
   const RowKeys rk(p, keys, blockIdx.x);
   const int64_t h0 = int64_t(blockIdx.y) * kPvHeads, d = p.head_dim;
@@ -154,7 +167,8 @@ __global__ void __launch_bounds__(kPvThreads + 32) attention_pv_kernel(Attention
   const int heads = int(std::min<int64_t>(p.heads - h0, kPvHeads)), lane = int(threadIdx.x % 32);
   const int64_t head_row = blockIdx.x * p.heads + h0;
   const int64_t blocks = (rk.total + p.block - 1) / p.block;
-  const int chunk_blocks = int(std::max<int64_t>(1, std::min<int64_t>(kMaxChunkBlocks, kChunkEntries / p.block)));
+  const int block = int(p.block);
+  const int chunk_blocks = std::max(1, std::min(int(kMaxChunkBlocks), kChunkEntries / block));
   // P.V threads: channel c of local heads ha and ha + 1; the last warp: lane h keeps head h's max and denominator.
   const bool pv_thread = threadIdx.x < kPvThreads;
   const int ha = 2 * int(threadIdx.x / kPvChannels);
@@ -163,17 +177,21 @@ __global__ void __launch_bounds__(kPvThreads + 32) attention_pv_kernel(Attention
   float acc_a = 0.0f, acc_b = 0.0f, running_max = -INFINITY, denominator = 0.0f;
   for (int64_t cb = 0; cb < blocks; cb += chunk_blocks) {
     const int nb = int(std::min<int64_t>(chunk_blocks, blocks - cb));
-    const int64_t e0 = cb * p.block;
-    const int ne = int(std::min<int64_t>(int64_t(nb) * p.block, rk.total - e0));
+    const int64_t e0 = cb * block;
+    const int ne = int(std::min<int64_t>(int64_t(nb) * block, rk.total - e0));
     for (int v = int(threadIdx.x); v < ne; v += blockDim.x) key_ptr[v] = rk.key(p, keys, e0 + v);
+    for (int i = int(threadIdx.x); i < nb * heads; i += blockDim.x) {  // the chunk's block maxima, loaded together
+      const int64_t at = (head_row + i % heads) * s.blocks_stride + cb + i / heads;
+      block_max[i / heads][i % heads] = s.block_max[at];
+      block_nan[i / heads][i % heads] = s.block_nan[at] != 0;
+    }
+    __syncthreads();
     if (softmax_lane) {
       for (int b = 0; b < nb; ++b) {
-        const int64_t at = (head_row + lane) * s.blocks_stride + cb + b;
-        const float block_max = s.block_max[at];
-        const bool ok = block_max != -INFINITY || s.block_nan[at] != 0;
+        const bool ok = block_max[b][lane] != -INFINITY || block_nan[b][lane];
         valid[b][lane] = ok;
         if (ok) {
-          const float m = fmaxf(running_max, block_max);
+          const float m = fmaxf(running_max, block_max[b][lane]);
           alpha[b][lane] = exp_f32(running_max - m);
           new_max[b][lane] = m;
           running_max = m;
@@ -181,42 +199,62 @@ __global__ void __launch_bounds__(kPvThreads + 32) attention_pv_kernel(Attention
       }
     }
     __syncthreads();
-    for (int i = int(threadIdx.x); i < heads * ne; i += blockDim.x) {  // each (head, entry)'s probability
-      const int h = i / ne, v = i % ne, b = v / int(p.block);
-      float pr = 0.0f, rounded = 0.0f;
-      if (valid[b][h] && key_ptr[v]) {
-        pr = exp_f32(s.logits[(head_row + h) * s.stride + e0 + v] - new_max[b][h]);
-        rounded = bf16r(pr);
+    constexpr int kExpBatch = 4;  // independent exps a thread has in flight
+    for (int i0 = int(threadIdx.x); i0 < heads * ne; i0 += kExpBatch * blockDim.x) {
+#pragma unroll
+      for (int u = 0; u < kExpBatch; ++u) {
+        const int i = i0 + u * int(blockDim.x);
+        if (i >= heads * ne) break;
+        const int h = i / ne, v = i % ne, b = v / block;
+        const bool present = key_ptr[v] != nullptr;
+        float pr = 0.0f;
+        if (valid[b][h] && present) pr = exp_f32(s.logits[(head_row + h) * s.stride + e0 + v] - new_max[b][h]);
+        expv[v][h] = pr;
+        prob[v][h] = present ? bf16r(pr) : -0.0f;
       }
-      expv[v][h] = pr;
-      prob[v][h] = rounded;
     }
     __syncthreads();
     if (own_a) {
       for (int b = 0; b < nb; ++b) {
         const bool va = valid[b][ha], vb = own_b && valid[b][ha + 1];
         if (!va && !vb) continue;
-        if (va) acc_a = __fmul_rn(acc_a, alpha[b][ha]);
-        if (vb) acc_b = __fmul_rn(acc_b, alpha[b][ha + 1]);
-        const int v1 = std::min(ne, (b + 1) * int(p.block));
-        for (int v = b * int(p.block); v < v1; v += kPvBatch) {
+        float ta = va ? __fmul_rn(acc_a, alpha[b][ha]) : 0.0f, tb = vb ? __fmul_rn(acc_b, alpha[b][ha + 1]) : 0.0f;
+        const int v1 = std::min(ne, (b + 1) * block);
+        auto run = [&](int v, auto guarded) {  // kPvBatch keys loaded, then their sums in order
           float kv[kPvBatch];
 #pragma unroll
-          for (int j = 0; j < kPvBatch; ++j) kv[j] = v + j < v1 && key_ptr[v + j] ? key_ptr[v + j][c] : 0.0f;
+          for (int j = 0; j < kPvBatch; ++j) {
+            const float* key = !guarded || v + j < v1 ? key_ptr[v + j] : nullptr;
+            kv[j] = key ? key[c] : 0.0f;
+          }
 #pragma unroll
           for (int j = 0; j < kPvBatch; ++j) {
-            if (v + j >= v1 || !key_ptr[v + j]) continue;
-            if (va) acc_a = __fmaf_rn(prob[v + j][ha], kv[j], acc_a);
-            if (vb) acc_b = __fmaf_rn(prob[v + j][ha + 1], kv[j], acc_b);
+            const float2 pr = !guarded || v + j < v1 ? *reinterpret_cast<const float2*>(&prob[v + j][ha])
+                                                      : make_float2(-0.0f, -0.0f);
+            ta = __fmaf_rn(pr.x, kv[j], ta);
+            tb = __fmaf_rn(pr.y, kv[j], tb);
           }
-        }
+        };
+        int v = b * block;
+        for (; v + kPvBatch <= v1; v += kPvBatch) run(v, std::false_type{});
+        if (v < v1) run(v, std::true_type{});
+        if (va) acc_a = ta;
+        if (vb) acc_b = tb;
       }
     } else if (softmax_lane) {
       for (int b = 0; b < nb; ++b) {
         if (!valid[b][lane]) continue;
         float sum = __fmul_rn(denominator, alpha[b][lane]);
-        const int v1 = std::min(ne, (b + 1) * int(p.block));
-        for (int v = b * int(p.block); v < v1; ++v) sum = __fadd_rn(sum, expv[v][lane]);
+        const int v1 = std::min(ne, (b + 1) * block);
+        int v = b * block;
+        for (; v + 8 <= v1; v += 8) {  // eight loads, then their adds in order
+          float e[8];
+#pragma unroll
+          for (int j = 0; j < 8; ++j) e[j] = expv[v + j][lane];
+#pragma unroll
+          for (int j = 0; j < 8; ++j) sum = __fadd_rn(sum, e[j]);
+        }
+        for (; v < v1; ++v) sum = __fadd_rn(sum, expv[v][lane]);
         denominator = sum;
       }
     }
@@ -264,7 +302,9 @@ void attention(const AttentionArgs& p, View q, View ring, View compressed, const
     const Scratch sc{scratch, scratch + rows * p.heads * max_entries,
                      reinterpret_cast<int32_t*>(scratch + rows * p.heads * (max_entries + blocks)), max_entries, blocks};
     const unsigned head_groups = unsigned((p.heads + kLogitHeads - 1) / kLogitHeads);
-    launch(s, "attention_logits", attention_logits_kernel,
+    const auto logits_kernel = p.head_dim == 32 * kMaxLaneValues ? attention_logits_kernel<true>
+                                                                 : attention_logits_kernel<false>;
+    launch(s, "attention_logits", logits_kernel,
            dim3(unsigned(rows), unsigned(std::clamp<int64_t>(blocks, 1, kLogitBlocksY)), head_groups),
            dim3(kLogitThreads), 0, p, part(q), keys, sc);
     launch(s, "attention_pv", attention_pv_kernel,
