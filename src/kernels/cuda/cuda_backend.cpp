@@ -9,6 +9,7 @@ std::unique_ptr<Backend> make_cuda_backend() { fail("this plumb was built withou
 #else
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -309,8 +310,14 @@ class CudaBackend final : public Backend {
                                      plant == kSinkLeftOut,
                                      plant == kPaddingReadsRow0};
     const cuda::ops::View sel = selected ? view(*selected) : cuda::ops::View{};
+    int64_t max_entries = a.window;  // the longest row's keys: window, then its compressed or selected rows
+    for (const auto& r : rows)
+      if (a.compress_ratio > 0)
+        max_entries = std::max(max_entries, a.window + (selected ? sel.cols : (r.position + 1) / a.compress_ratio));
+    auto* scratch = static_cast<float*>(
+        attention_scratch_.get(size_t(cuda::ops::attention_scratch_floats(a, q.rows, max_entries)) * 4));
     cuda::ops::attention(a, view(q), view(ring), view(compressed), selected ? &sel : nullptr, ref(sinks),
-                         stage_rows(rows), view(out), queue());
+                         stage_rows(rows), max_entries, view(out), scratch, queue());
   }
 
   void route(RouterParams p, const RouterWeights& w, const Tensor& x, std::span<const int32_t> tokens,
@@ -446,7 +453,7 @@ class CudaBackend final : public Backend {
   std::shared_ptr<cuda::LaunchQueue> queue_ = std::make_shared<cuda::LaunchQueue>(graphs_enabled());
   std::vector<cuda::DeviceBuffer> weights_;
   Scratch fp8_workspace_{*queue_}, fp8_arrivals_{*queue_}, experts_workspace_{*queue_}, indexer_scratch_{*queue_},
-      route_scratch_{*queue_}, shared_scratch_{*queue_}, hc_scratch_{*queue_};
+      attention_scratch_{*queue_}, route_scratch_{*queue_}, shared_scratch_{*queue_}, hc_scratch_{*queue_};
   std::map<std::tuple<int64_t, double, double, int64_t, double, double>, cuda::DeviceBuffer> freqs_;
   std::map<const ExpertWeights*, cuda::DeviceBuffer> expert_tables_;
 };

@@ -1,13 +1,11 @@
 // CUDA backend attention-side ops (dsv4-forward.md section 7): compressor bias and pooling, the lightning indexer
-// with plumb's top-k order, sparse attention with sinks (the CPU backend's online softmax, key order and
-// rounding), and the router's scoring and top-k. Selections sort by a total order (value descending, index
-// ascending, NaN last), so any correct sort picks the same rows.
+// with plumb's top-k order, and the router's scoring and top-k (sparse attention is in attention.cu). Selections
+// sort by a total order (value descending, index ascending, NaN last), so any correct sort picks the same rows.
 #include <algorithm>
 #include <cmath>
 
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
-#include "kernels/cuda/device.h"
 #include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/ops_common.cuh"
@@ -170,167 +168,6 @@ __global__ void indexer_select_kernel(IndexerArgs p, const int64_t* token_rows, 
     margin[r * margin_stride] = (visible > kept && kept > 0) ? value[kept - 1] - value[kept] : INFINITY;
 }
 
-// One block per (row, head): keys = [window positions oldest to newest, padded to `window`, then compressed rows];
-// blocks of `block` entries; logits by warps (fixed lane order and xor tree); the block's max (exact, so any order),
-// then each probability on its own thread and the denominator summed on one thread in key order; P.V per channel in
-// key order. Key addresses are looked up once per block of entries, and the P.V loop reads eight keys ahead.
-// The loads of a step go out together before its arithmetic (each step was one memory round trip per key or per
-// eight keys): a warp's logits for kKeysPerWarp keys at a time, P.V kPvBatch keys at a time; the operations and
-// their order per value are unchanged.
-constexpr int kAttentionThreads = 512;
-constexpr int kMaxAttentionBlock = 256;
-constexpr int kMaxLaneValues = 16;  // head_dim 512
-constexpr int kKeysPerWarp = 4;     // 16 warps x 4 = a block of 64 entries in one round
-constexpr int kPvBatch = 32;
-
-template <bool kLoadsTogether>
-__global__ void attention_kernel(AttentionArgs p, View q, View ring, View compressed, View selected, bool has_selected,
-                                 WeightRef sinks, const int64_t* token_rows, View out) {
-  kernel_prologue();
-  extern __shared__ float sm[];
-  float* logit = sm;                   // [block]
-  float* prob = logit + p.block;       // [block] (bf16-rounded)
-  float* expv = prob + p.block;        // [block] (unrounded, for the denominator)
-  float* acc = expv + p.block;         // [head_dim]
-  __shared__ const float* key_ptr[kMaxAttentionBlock];
-  __shared__ float running_max, denominator, alpha, new_max;
-  __shared__ int any_valid;
-  const int64_t r = blockIdx.x, h = blockIdx.y, d = p.head_dim;
-  const int64_t slot = token_rows[2 * r], position = token_rows[2 * r + 1];
-  const float* query = row_ptr<const float>(q, r) + h * d;
-  const int64_t first = position - p.window + 1 > 0 ? position - p.window + 1 : 0;
-  int64_t compressed_count = 0;
-  if (p.compress_ratio > 0) compressed_count = has_selected ? selected.cols : (position + 1) / p.compress_ratio;
-  const int64_t total = p.window + compressed_count;
-  auto key_of = [&](int64_t e) -> const float* {
-    if (e < p.window) {
-      const int64_t pos = first + e;
-      return pos <= position ? row_ptr<const float>(ring, slot * p.ring_rows + pos % p.ring_rows) : nullptr;
-    }
-    const int64_t i = e - p.window;
-    const int64_t j = has_selected ? int64_t(row_ptr<const int32_t>(selected, r)[i]) : i;
-    if (j < 0 && p.padding_reads_row_0) return row_ptr<const float>(compressed, slot * p.compressed_rows_per_slot);
-    return j < 0 ? nullptr : row_ptr<const float>(compressed, slot * p.compressed_rows_per_slot + j);
-  };
-  // The query's values a lane multiplies, kept in registers for every key (head_dim <= 32 * kMaxLaneValues).
-  const bool lane_values = kLoadsTogether && d <= 32 * kMaxLaneValues;
-  float qv[kMaxLaneValues];
-#pragma unroll
-  for (int k = 0; k < kMaxLaneValues; ++k) qv[k] = lane_values && (threadIdx.x % 32) + 32 * k < d ? query[(threadIdx.x % 32) + 32 * k] : 0.0f;
-  for (int64_t c = threadIdx.x; c < d; c += blockDim.x) acc[c] = 0.0f;
-  if (threadIdx.x == 0) {
-    running_max = -INFINITY;
-    denominator = 0.0f;
-  }
-  __syncthreads();
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
-  for (int64_t b0 = 0; b0 < total; b0 += p.block) {
-    const int64_t b1 = b0 + p.block < total ? b0 + p.block : total, n = b1 - b0;
-    for (int64_t v = threadIdx.x; v < n; v += blockDim.x) key_ptr[v] = key_of(b0 + v);
-    __syncthreads();
-    if (lane_values) {  // a warp's keys of this block loaded together, then each dot in the order below
-      for (int64_t v0 = warp; v0 < n; v0 += kKeysPerWarp * warps) {
-        float kv[kKeysPerWarp][kMaxLaneValues];
-#pragma unroll
-        for (int j = 0; j < kKeysPerWarp; ++j) {
-          const int64_t v = v0 + int64_t(j) * warps;
-          const float* key = v < n ? key_ptr[v] : nullptr;
-#pragma unroll
-          for (int k = 0; k < kMaxLaneValues; ++k) {
-            const int64_t c = lane + 32 * k;
-            kv[j][k] = key && c < d ? key[c] : 0.0f;
-          }
-        }
-#pragma unroll
-        for (int j = 0; j < kKeysPerWarp; ++j) {
-          const int64_t v = v0 + int64_t(j) * warps;
-          if (v >= n) break;
-          const float* key = key_ptr[v];
-          float dot = 0.0f;
-          if (key)
-#pragma unroll
-            for (int k = 0; k < kMaxLaneValues; ++k)
-              if (lane + 32 * k < d) dot += qv[k] * kv[j][k];
-          dot = warp_sum(dot);
-          if (lane == 0) logit[v] = key ? dot * p.softmax_scale : -INFINITY;
-        }
-      }
-    } else {
-      for (int64_t v = warp; v < n; v += warps) {
-        const float* key = key_ptr[v];
-        float dot = 0.0f;
-        if (key)
-          for (int64_t c = lane; c < d; c += 32) dot += query[c] * key[c];
-        dot = warp_sum(dot);
-        if (lane == 0) logit[v] = key ? dot * p.softmax_scale : -INFINITY;
-      }
-    }
-    __syncthreads();
-    if (warp == 0) {
-      float block_max = -INFINITY;
-      bool nan_logit = false;
-      for (int64_t v = lane; v < n; v += 32)
-        if (key_ptr[v]) {
-          block_max = fmaxf(block_max, logit[v]);
-          nan_logit = nan_logit || isnan(logit[v]);
-        }
-      for (int o = 16; o > 0; o >>= 1) block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, o));
-      nan_logit = __any_sync(0xffffffffu, nan_logit);
-      // A NaN logit is not skipped with the empty blocks (fmaxf drops it): it makes the output NaN.
-      if (lane == 0) {
-        any_valid = block_max != -INFINITY || nan_logit;
-        if (any_valid) {
-          new_max = fmaxf(running_max, block_max);
-          alpha = exp_f32(running_max - new_max);
-        }
-      }
-    }
-    __syncthreads();
-    if (any_valid) {
-      for (int64_t v = threadIdx.x; v < n; v += blockDim.x) {
-        const float pr = key_ptr[v] ? exp_f32(logit[v] - new_max) : 0.0f;
-        expv[v] = pr;
-        prob[v] = key_ptr[v] ? bf16r(pr) : 0.0f;
-      }
-      __syncthreads();
-      if (threadIdx.x == 0) {  // expv is +0 for empty entries: adding it leaves the (never -0) sum unchanged
-        float sum = denominator * alpha;
-#pragma unroll 8
-        for (int64_t v = 0; v < n; ++v) sum += expv[v];
-        denominator = sum;
-        running_max = new_max;
-      }
-      for (int64_t c = threadIdx.x; c < d; c += blockDim.x) {
-        float a = acc[c] * alpha;
-        int64_t v = 0;
-        for (; kLoadsTogether && v + kPvBatch <= n; v += kPvBatch) {  // kPvBatch keys in flight, then the sums
-          float kv[kPvBatch];
-#pragma unroll
-          for (int j = 0; j < kPvBatch; ++j) kv[j] = key_ptr[v + j] ? key_ptr[v + j][c] : 0.0f;
-#pragma unroll
-          for (int j = 0; j < kPvBatch; ++j)
-            if (key_ptr[v + j]) a += prob[v + j] * kv[j];
-        }
-        for (; v + 8 <= n; v += 8) {
-          float kv[8];
-#pragma unroll
-          for (int j = 0; j < 8; ++j) kv[j] = key_ptr[v + j] ? key_ptr[v + j][c] : 0.0f;
-#pragma unroll
-          for (int j = 0; j < 8; ++j)
-            if (key_ptr[v + j]) a += prob[v + j] * kv[j];
-        }
-        for (; v < n; ++v)
-          if (key_ptr[v]) a += prob[v] * key_ptr[v][c];
-        acc[c] = a;
-      }
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0 && !p.sink_left_out) denominator += exp_f32(weight_at(sinks, 0, h) - running_max);
-  __syncthreads();
-  for (int64_t c = threadIdx.x; c < d; c += blockDim.x) row_ptr<float>(out, r)[h * d + c] = bf16r(acc[c] / denominator);
-}
-
 __device__ __forceinline__ float softplus_f32(float v) { return v > 20.0f ? v : float(log1p(exp(double(v)))); }
 
 // One block per row: every thread scores its experts (sqrt(softplus(logit)) + bias, kept in shared memory), then
@@ -444,20 +281,6 @@ void indexer_topk(const IndexerArgs& p, View q, View w, View index_rows, const i
     PLUMB_CUDA_CHECK(cudaFuncSetAttribute(indexer_select_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   launch(s, "indexer_select", indexer_select_kernel, dim3(unsigned(q.rows)), dim3(512), smem, p, token_rows, scratch,
          selected, margin, margin_stride, n2);
-}
-
-void attention(const AttentionArgs& p, View q, View ring, View compressed, const View* selected, const WeightRef& sinks,
-               const int64_t* token_rows, View out, Stream s) {
-  if (q.rows == 0) return;
-  PLUMB_CHECK(p.block >= 1 && p.block <= kMaxAttentionBlock);
-  const size_t smem = size_t(3 * p.block + p.head_dim) * sizeof(float);
-  const dim3 grid(unsigned(q.rows), unsigned(p.heads));
-  // The loads-together variant needs 128 registers (one block of 512 threads per SM): it wins when the launch's
-  // blocks fit in one wave anyway (1 row of 64 heads: 77 -> 43 us, H200), not beyond (4 rows: 79 -> 84 us).
-  static const int64_t sms = multiprocessor_count();
-  const auto kernel = q.rows * p.heads <= sms ? attention_kernel<true> : attention_kernel<false>;
-  launch(s, "attention", kernel, grid, dim3(kAttentionThreads), smem, p, q, ring, compressed,
-         selected ? *selected : View{}, selected != nullptr, sinks, token_rows, out);
 }
 
 void route(const RouterArgs& p, View logits, const WeightRef& bias, const WeightRef& tid2eid, const int32_t* tokens,

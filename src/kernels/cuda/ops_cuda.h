@@ -80,8 +80,12 @@ struct AttentionArgs {
   int64_t window, ring_rows, compress_ratio, compressed_rows_per_slot, block;
   bool sink_left_out = false, padding_reads_row_0 = false;  // planted controls
 };
+// max_entries: at least every row's entry count (window + its compressed or selected rows); scratch: device float32
+// [attention_scratch_floats(p, q.rows, max_entries)] for the logits.
 void attention(const AttentionArgs& p, View q, View ring, View compressed, const View* selected,
-               const WeightRef& sinks, const int64_t* token_rows, View out, Stream s);
+               const WeightRef& sinks, const int64_t* token_rows, int64_t max_entries, View out, float* scratch,
+               Stream s);
+int64_t attention_scratch_floats(const AttentionArgs& p, int64_t rows, int64_t max_entries);
 
 struct RouterArgs {
   int64_t experts, topk;

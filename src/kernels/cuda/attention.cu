@@ -1,0 +1,317 @@
+// Sparse attention with sinks on the CUDA backend (dsv4-forward.md section 7), in two launches. A row's heads all
+// attend one key set, so a block per (row, head) streamed every key from L2 once per head: 64 times the keys' bytes
+// through 64 multiprocessors. Here each launch reads a key once for a group of heads and spreads over all of them:
+//   attention_logits: a block per (row, softmax block of entries, group of kLogitHeads heads): the group's logits
+//     for the block's entries and each head's maximum and NaN flag over the block's present keys;
+//   attention_pv: a block per (row, group of kPvHeads heads, kPvChannels channels): for each softmax block in
+//     order, each head's running maximum, alpha and probabilities, P.V per channel, the denominator per head.
+// Each output's arithmetic is the CPU backend's online softmax, key order and rounding, step for step: a logit is
+// lane l's fma chain over channels l + 32k (k ascending), the xor tree, then the scale; a block's maximum is exact
+// in any order; each channel's sum is scaled by alpha, then fma'd over the block's present keys in order; the
+// denominator is scaled by alpha, then summed over the block's entries in order; empty blocks change nothing.
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "kernels/cuda/dependent_launch.cuh"
+#include "kernels/cuda/launch.cuh"
+#include "kernels/cuda/ops_common.cuh"
+
+namespace plumb::cuda::ops {
+namespace {
+
+constexpr int kMaxAttentionBlock = 256;  // entries a softmax block may hold
+constexpr int kMaxLaneValues = 16;       // channels a lane holds: head_dim <= 512
+constexpr int kLogitHeads = 4;           // heads a logits block computes, one warp each for the block maxima
+constexpr int kLogitThreads = 256;
+constexpr int kKeysPerWarp = 4;          // keys a warp loads together before their dots
+constexpr int kLogitBlocksY = 16;        // logits blocks a row's softmax blocks are spread over (each loops on)
+constexpr int kPvHeads = 4;              // heads a P.V block serves, two a thread
+constexpr int kPvChannels = 128;         // channels a P.V block serves, lane = channel (128-byte key reads)
+constexpr int kPvThreads = kPvChannels * kPvHeads / 2;  // plus one warp for the denominators
+constexpr int kChunkEntries = 512;       // entries whose probabilities a P.V block holds at once
+constexpr int kMaxChunkBlocks = 64;
+constexpr int kPvBatch = 32;             // keys a P.V thread loads before their sums
+constexpr int64_t kScratchFloats = int64_t(1) << 26;  // 256 MB: longer launches go in row ranges
+
+// Where the keys are and where the logits go.
+struct Keys {
+  View ring, compressed, selected;
+  bool has_selected;
+  const int64_t* token_rows;  // (slot, position) per row
+};
+struct Scratch {
+  float* logits;       // [rows][heads][stride]
+  float* block_max;    // [rows][heads][blocks_stride]
+  int32_t* block_nan;  // [rows][heads][blocks_stride]
+  int64_t stride, blocks_stride;
+};
+
+// Entry e of a row: window positions oldest to newest (padded to `window`), then compressed rows (selected ones
+// when the indexer picked them); null where there is none.
+struct RowKeys {
+  int64_t row, slot, position, first, total;
+  __device__ RowKeys(const AttentionArgs& p, const Keys& k, int64_t r) : row(r) {
+    slot = k.token_rows[2 * r];
+    position = k.token_rows[2 * r + 1];
+    first = position - p.window + 1 > 0 ? position - p.window + 1 : 0;
+    int64_t compressed_count = 0;
+    if (p.compress_ratio > 0) compressed_count = k.has_selected ? k.selected.cols : (position + 1) / p.compress_ratio;
+    total = p.window + compressed_count;
+  }
+  __device__ const float* key(const AttentionArgs& p, const Keys& k, int64_t e) const {
+    if (e < p.window) {
+      const int64_t pos = first + e;
+      return pos <= position ? row_ptr<const float>(k.ring, slot * p.ring_rows + pos % p.ring_rows) : nullptr;
+    }
+    const int64_t i = e - p.window;
+    const int64_t j = k.has_selected ? int64_t(row_ptr<const int32_t>(k.selected, row)[i]) : i;
+    if (j < 0 && p.padding_reads_row_0) return row_ptr<const float>(k.compressed, slot * p.compressed_rows_per_slot);
+    return j < 0 ? nullptr : row_ptr<const float>(k.compressed, slot * p.compressed_rows_per_slot + j);
+  }
+};
+
+// kFull: head_dim is 32 * kMaxLaneValues, so no lane's channel needs a bounds check.
+template <bool kFull>
+__global__ void __launch_bounds__(kLogitThreads) attention_logits_kernel(AttentionArgs p, View q, Keys keys, Scratch s) {
+  kernel_prologue();
+  __shared__ float query[kLogitHeads][32 * kMaxLaneValues];
+  __shared__ float logit[kLogitHeads][kMaxAttentionBlock];
+  __shared__ const float* key_ptr[kMaxAttentionBlock];
+  const RowKeys rk(p, keys, blockIdx.x);
+  const int64_t h0 = int64_t(blockIdx.z) * kLogitHeads;
+  const int heads = int(std::min<int64_t>(p.heads - h0, kLogitHeads)), d = int(p.head_dim);
+  const int warp = int(threadIdx.x / 32), lane = int(threadIdx.x % 32), warps = kLogitThreads / 32;
+  auto in_range = [&](int k) { return kFull || lane + 32 * k < d; };
+  if (int64_t(blockIdx.y) * p.block >= rk.total) return;
+  const float* q_row = row_ptr<const float>(q, rk.row) + h0 * d;
+  loads_then_stores<8, float>(
+      heads * d, [&](int i) { return q_row[i]; }, [&](int i, float v) { query[i / d][i % d] = v; });
+  for (int64_t b = blockIdx.y; b * p.block < rk.total; b += gridDim.y) {
+    const int64_t b0 = b * p.block;
+    const int n = int(std::min<int64_t>(p.block, rk.total - b0));
+    __syncthreads();  // the query is in; the previous block's keys and logits are used up
+    for (int v = int(threadIdx.x); v < n; v += blockDim.x) key_ptr[v] = rk.key(p, keys, b0 + v);
+    __syncthreads();
+    for (int v0 = warp; v0 < n; v0 += kKeysPerWarp * warps) {  // a warp's keys loaded together, then their dots
+      float kv[kKeysPerWarp][kMaxLaneValues];
+      bool present[kKeysPerWarp];
+#pragma unroll
+      for (int j = 0; j < kKeysPerWarp; ++j) {
+        const int v = v0 + j * warps;
+        const float* key = v < n ? key_ptr[v] : nullptr;
+        present[j] = key != nullptr;
+#pragma unroll
+        for (int k = 0; k < kMaxLaneValues; ++k) kv[j][k] = key && in_range(k) ? key[lane + 32 * k] : 0.0f;
+      }
+      for (int h = 0; h < heads; ++h) {
+        float qv[kMaxLaneValues], dot[kKeysPerWarp];
+#pragma unroll
+        for (int k = 0; k < kMaxLaneValues; ++k) qv[k] = in_range(k) ? query[h][lane + 32 * k] : 0.0f;
+#pragma unroll
+        for (int j = 0; j < kKeysPerWarp; ++j) {
+          dot[j] = 0.0f;
+          if (present[j])
+#pragma unroll
+            for (int k = 0; k < kMaxLaneValues; ++k)
+              if (in_range(k)) dot[j] = __fmaf_rn(qv[k], kv[j][k], dot[j]);
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1)  // warp_sum's xor tree, the keys' trees interleaved
+#pragma unroll
+          for (int j = 0; j < kKeysPerWarp; ++j) dot[j] += __shfl_xor_sync(0xffffffffu, dot[j], o);
+#pragma unroll
+        for (int j = 0; j < kKeysPerWarp; ++j) {
+          const int v = v0 + j * warps;
+          if (lane == 0 && v < n) logit[h][v] = present[j] ? dot[j] * p.softmax_scale : -INFINITY;
+        }
+      }
+    }
+    __syncthreads();
+    const int64_t head_row = blockIdx.x * p.heads + h0;
+    for (int i = int(threadIdx.x); i < heads * n; i += blockDim.x)
+      s.logits[(head_row + i / n) * s.stride + b0 + i % n] = logit[i / n][i % n];
+    if (warp < heads) {  // the block's maximum over present keys; fmaxf drops NaN, so NaN is flagged apart
+      float m = -INFINITY;
+      bool nan_logit = false;
+      for (int v = lane; v < n; v += 32)
+        if (key_ptr[v]) {
+          m = fmaxf(m, logit[warp][v]);
+          nan_logit = nan_logit || isnan(logit[warp][v]);
+        }
+      for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+      nan_logit = __any_sync(0xffffffffu, nan_logit);
+      if (lane == 0) {
+        s.block_max[(head_row + warp) * s.blocks_stride + b] = m;
+        s.block_nan[(head_row + warp) * s.blocks_stride + b] = nan_logit ? 1 : 0;
+      }
+    }
+  }
+}
+
+// An absent key (or an entry past the block) enters the P.V sums as fma(-0, +0, acc), which is acc exactly
+// whatever acc is (x + -0 = x, for -0 too): the same sums as skipping it, without a branch per key.
+__global__ void __launch_bounds__(kPvThreads + 32) attention_pv_kernel(AttentionArgs p, Keys keys, WeightRef sinks,
+                                                                       Scratch s, View out) {
+  kernel_prologue();
+  __shared__ float prob[kChunkEntries][kPvHeads];  // bf16-rounded; -0 for absent keys
+  __shared__ float expv[kChunkEntries][kPvHeads];  // unrounded, for the denominators; +0 for absent keys
+  __shared__ const float* key_ptr[kChunkEntries];
+  __shared__ float alpha[kMaxChunkBlocks][kPvHeads], new_max[kMaxChunkBlocks][kPvHeads];
+  __shared__ float block_max[kMaxChunkBlocks][kPvHeads];
+  __shared__ bool valid[kMaxChunkBlocks][kPvHeads], block_nan[kMaxChunkBlocks][kPvHeads];
+  __shared__ float denominators[kPvHeads];
+  const RowKeys rk(p, keys, blockIdx.x);
+  const int64_t h0 = int64_t(blockIdx.y) * kPvHeads, d = p.head_dim;
+  const int64_t c = int64_t(blockIdx.z) * kPvChannels + threadIdx.x % kPvChannels;
+  const int heads = int(std::min<int64_t>(p.heads - h0, kPvHeads)), lane = int(threadIdx.x % 32);
+  const int64_t head_row = blockIdx.x * p.heads + h0;
+  const int64_t blocks = (rk.total + p.block - 1) / p.block;
+  const int block = int(p.block);
+  const int chunk_blocks = std::max(1, std::min(int(kMaxChunkBlocks), kChunkEntries / block));
+  // P.V threads: channel c of local heads ha and ha + 1; the last warp: lane h keeps head h's max and denominator.
+  const bool pv_thread = threadIdx.x < kPvThreads;
+  const int ha = 2 * int(threadIdx.x / kPvChannels);
+  const bool own_a = pv_thread && ha < heads && c < d, own_b = own_a && ha + 1 < heads;
+  const bool softmax_lane = !pv_thread && lane < heads;
+  float acc_a = 0.0f, acc_b = 0.0f, running_max = -INFINITY, denominator = 0.0f;
+  for (int64_t cb = 0; cb < blocks; cb += chunk_blocks) {
+    const int nb = int(std::min<int64_t>(chunk_blocks, blocks - cb));
+    const int64_t e0 = cb * block;
+    const int ne = int(std::min<int64_t>(int64_t(nb) * block, rk.total - e0));
+    for (int v = int(threadIdx.x); v < ne; v += blockDim.x) key_ptr[v] = rk.key(p, keys, e0 + v);
+    for (int i = int(threadIdx.x); i < nb * heads; i += blockDim.x) {  // the chunk's block maxima, loaded together
+      const int64_t at = (head_row + i % heads) * s.blocks_stride + cb + i / heads;
+      block_max[i / heads][i % heads] = s.block_max[at];
+      block_nan[i / heads][i % heads] = s.block_nan[at] != 0;
+    }
+    __syncthreads();
+    if (softmax_lane) {
+      for (int b = 0; b < nb; ++b) {
+        const bool ok = block_max[b][lane] != -INFINITY || block_nan[b][lane];
+        valid[b][lane] = ok;
+        if (ok) {
+          const float m = fmaxf(running_max, block_max[b][lane]);
+          alpha[b][lane] = exp_f32(running_max - m);
+          new_max[b][lane] = m;
+          running_max = m;
+        }
+      }
+    }
+    __syncthreads();
+    constexpr int kExpBatch = 4;  // independent exps a thread has in flight
+    for (int i0 = int(threadIdx.x); i0 < heads * ne; i0 += kExpBatch * blockDim.x) {
+#pragma unroll
+      for (int u = 0; u < kExpBatch; ++u) {
+        const int i = i0 + u * int(blockDim.x);
+        if (i >= heads * ne) break;
+        const int h = i / ne, v = i % ne, b = v / block;
+        const bool present = key_ptr[v] != nullptr;
+        float pr = 0.0f;
+        if (valid[b][h] && present) pr = exp_f32(s.logits[(head_row + h) * s.stride + e0 + v] - new_max[b][h]);
+        expv[v][h] = pr;
+        prob[v][h] = present ? bf16r(pr) : -0.0f;
+      }
+    }
+    __syncthreads();
+    if (own_a) {
+      for (int b = 0; b < nb; ++b) {
+        const bool va = valid[b][ha], vb = own_b && valid[b][ha + 1];
+        if (!va && !vb) continue;
+        float ta = va ? __fmul_rn(acc_a, alpha[b][ha]) : 0.0f, tb = vb ? __fmul_rn(acc_b, alpha[b][ha + 1]) : 0.0f;
+        const int v1 = std::min(ne, (b + 1) * block);
+        auto run = [&](int v, auto guarded) {  // kPvBatch keys loaded, then their sums in order
+          float kv[kPvBatch];
+#pragma unroll
+          for (int j = 0; j < kPvBatch; ++j) {
+            const float* key = !guarded || v + j < v1 ? key_ptr[v + j] : nullptr;
+            kv[j] = key ? key[c] : 0.0f;
+          }
+#pragma unroll
+          for (int j = 0; j < kPvBatch; ++j) {
+            const float2 pr = !guarded || v + j < v1 ? *reinterpret_cast<const float2*>(&prob[v + j][ha])
+                                                      : make_float2(-0.0f, -0.0f);
+            ta = __fmaf_rn(pr.x, kv[j], ta);
+            tb = __fmaf_rn(pr.y, kv[j], tb);
+          }
+        };
+        int v = b * block;
+        for (; v + kPvBatch <= v1; v += kPvBatch) run(v, std::false_type{});
+        if (v < v1) run(v, std::true_type{});
+        if (va) acc_a = ta;
+        if (vb) acc_b = tb;
+      }
+    } else if (softmax_lane) {
+      for (int b = 0; b < nb; ++b) {
+        if (!valid[b][lane]) continue;
+        float sum = __fmul_rn(denominator, alpha[b][lane]);
+        const int v1 = std::min(ne, (b + 1) * block);
+        int v = b * block;
+        for (; v + 8 <= v1; v += 8) {  // eight loads, then their adds in order
+          float e[8];
+#pragma unroll
+          for (int j = 0; j < 8; ++j) e[j] = expv[v + j][lane];
+#pragma unroll
+          for (int j = 0; j < 8; ++j) sum = __fadd_rn(sum, e[j]);
+        }
+        for (; v < v1; ++v) sum = __fadd_rn(sum, expv[v][lane]);
+        denominator = sum;
+      }
+    }
+    __syncthreads();  // before the next chunk's keys and probabilities overwrite these
+  }
+  if (softmax_lane) {
+    if (!p.sink_left_out) denominator = __fadd_rn(denominator, exp_f32(weight_at(sinks, 0, h0 + lane) - running_max));
+    denominators[lane] = denominator;
+  }
+  __syncthreads();
+  float* o = row_ptr<float>(out, rk.row);
+  if (own_a) o[(h0 + ha) * d + c] = bf16r(acc_a / denominators[ha]);
+  if (own_b) o[(h0 + ha + 1) * d + c] = bf16r(acc_b / denominators[ha + 1]);
+}
+
+int64_t blocks_of(const AttentionArgs& p, int64_t entries) { return (entries + p.block - 1) / p.block; }
+int64_t floats_per_row(const AttentionArgs& p, int64_t max_entries) {
+  return p.heads * (max_entries + 2 * blocks_of(p, max_entries));
+}
+int64_t rows_per_launch(const AttentionArgs& p, int64_t max_entries) {
+  return std::max<int64_t>(1, kScratchFloats / floats_per_row(p, max_entries));
+}
+
+}  // namespace
+
+int64_t attention_scratch_floats(const AttentionArgs& p, int64_t rows, int64_t max_entries) {
+  return std::min(rows, rows_per_launch(p, max_entries)) * floats_per_row(p, max_entries);
+}
+
+void attention(const AttentionArgs& p, View q, View ring, View compressed, const View* selected, const WeightRef& sinks,
+               const int64_t* token_rows, int64_t max_entries, View out, float* scratch, Stream s) {
+  if (q.rows == 0) return;
+  PLUMB_CHECK(p.block >= 1 && p.block <= kMaxAttentionBlock);
+  PLUMB_CHECK(p.head_dim >= 1 && p.head_dim <= 32 * kMaxLaneValues);
+  const int64_t blocks = blocks_of(p, max_entries), step = rows_per_launch(p, max_entries);
+  for (int64_t r0 = 0; r0 < q.rows; r0 += step) {  // row ranges whose logits fit the scratch
+    const int64_t rows = std::min(step, q.rows - r0);
+    auto part = [&](View v) {
+      v.data = static_cast<char*>(v.data) + r0 * v.stride * 4;  // float32 or int32 elements
+      v.rows = rows;
+      return v;
+    };
+    const View sel = selected ? part(*selected) : View{};
+    const Keys keys{ring, compressed, sel, selected != nullptr, token_rows + 2 * r0};
+    const Scratch sc{scratch, scratch + rows * p.heads * max_entries,
+                     reinterpret_cast<int32_t*>(scratch + rows * p.heads * (max_entries + blocks)), max_entries, blocks};
+    const unsigned head_groups = unsigned((p.heads + kLogitHeads - 1) / kLogitHeads);
+    const auto logits_kernel = p.head_dim == 32 * kMaxLaneValues ? attention_logits_kernel<true>
+                                                                 : attention_logits_kernel<false>;
+    launch(s, "attention_logits", logits_kernel,
+           dim3(unsigned(rows), unsigned(std::clamp<int64_t>(blocks, 1, kLogitBlocksY)), head_groups),
+           dim3(kLogitThreads), 0, p, part(q), keys, sc);
+    launch(s, "attention_pv", attention_pv_kernel,
+           dim3(unsigned(rows), unsigned((p.heads + kPvHeads - 1) / kPvHeads),
+                unsigned((p.head_dim + kPvChannels - 1) / kPvChannels)),
+           dim3(kPvThreads + 32), 0, p, keys, sinks, sc, part(out));
+  }
+}
+
+}  // namespace plumb::cuda::ops
