@@ -27,7 +27,7 @@ constexpr int kLogitThreads = 256;
 constexpr int kKeysPerWarp = 4;          // keys a warp loads together before their dots
 constexpr int kLogitBlocksY = 16;        // logits blocks a row's softmax blocks are spread over (each loops on)
 constexpr int kPvHeads = 4;              // heads a P.V block serves, two a thread
-constexpr int kPvChannels = 64;          // channels a P.V block serves, lane = channel (128-byte key reads)
+constexpr int kPvChannels = 128;         // channels a P.V block serves, lane = channel (128-byte key reads)
 constexpr int kPvThreads = kPvChannels * kPvHeads / 2;  // plus one warp for the denominators
 constexpr int kChunkEntries = 512;       // entries whose probabilities a P.V block holds at once
 constexpr int kMaxChunkBlocks = 64;
