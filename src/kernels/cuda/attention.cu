@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "kernels/cuda/dependent_launch.cuh"
+#include "kernels/cuda/device.h"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/ops_common.cuh"
 
@@ -31,7 +32,6 @@ constexpr int kPvChannels = 128;         // channels a P.V block serves, lane = 
 constexpr int kPvThreads = kPvChannels * kPvHeads / 2;  // plus one warp for the denominators
 constexpr int kChunkEntries = 512;       // entries whose probabilities a P.V block holds at once
 constexpr int kMaxChunkBlocks = 64;
-constexpr int kPvBatch = 64;             // keys a P.V thread loads before their sums
 constexpr int64_t kScratchFloats = int64_t(1) << 26;  // 256 MB: longer launches go in row ranges
 
 // Where the keys are and where the logits go.
@@ -154,7 +154,12 @@ __global__ void __launch_bounds__(kLogitThreads) attention_logits_kernel(Attenti
 // are read from a row of zeros, so every key's load goes out unconditionally.
 __device__ const float kZeroKey[32 * kMaxLaneValues] = {};
 
-__global__ void __launch_bounds__(kPvThreads + 32) attention_pv_kernel(AttentionArgs p, Keys keys, WeightRef sinks,
+// kPvBatch: keys a P.V thread loads before their sums. 64 keeps more loads in flight (about 140 registers, one
+// block a multiprocessor): a CSA row's P.V 45 -> 27 us (H200, session 9 call 5). 32 is held to 75 registers so
+// that three blocks share a multiprocessor, as before, once a launch has more blocks than multiprocessors: with 64
+// there, the 16-row round went 63.5 -> 66.5 ms.
+template <int kPvBatch>
+__global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0) attention_pv_kernel(AttentionArgs p, Keys keys, WeightRef sinks,
                                                                        Scratch s, View out) {
   kernel_prologue();
   __shared__ float prob[kChunkEntries][kPvHeads];  // bf16-rounded; -0 for absent keys
@@ -318,10 +323,12 @@ void attention(const AttentionArgs& p, View q, View ring, View compressed, const
     launch(s, "attention_logits", logits_kernel,
            dim3(unsigned(rows), unsigned(std::clamp<int64_t>(blocks, 1, kLogitBlocksY)), head_groups),
            dim3(kLogitThreads), 0, p, part(q), keys, sc);
-    launch(s, "attention_pv", attention_pv_kernel,
-           dim3(unsigned(rows), unsigned((p.heads + kPvHeads - 1) / kPvHeads),
-                unsigned((p.head_dim + kPvChannels - 1) / kPvChannels)),
-           dim3(kPvThreads + 32), 0, p, keys, sinks, sc, part(out));
+    const dim3 pv_grid(unsigned(rows), unsigned((p.heads + kPvHeads - 1) / kPvHeads),
+                       unsigned((p.head_dim + kPvChannels - 1) / kPvChannels));
+    static const int64_t sms = multiprocessor_count();
+    const auto pv_kernel =
+        int64_t(pv_grid.x) * pv_grid.y * pv_grid.z <= sms ? attention_pv_kernel<64> : attention_pv_kernel<32>;
+    launch(s, "attention_pv", pv_kernel, pv_grid, dim3(kPvThreads + 32), 0, p, keys, sinks, sc, part(out));
   }
 }
 
