@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "kernels/cuda/dependent_launch.cuh"
+#include "kernels/cuda/device.h"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/ops_common.cuh"
 
@@ -31,7 +32,6 @@ constexpr int kPvChannels = 128;         // channels a P.V block serves, lane = 
 constexpr int kPvThreads = kPvChannels * kPvHeads / 2;  // plus one warp for the denominators
 constexpr int kChunkEntries = 512;       // entries whose probabilities a P.V block holds at once
 constexpr int kMaxChunkBlocks = 64;
-constexpr int kPvBatch = 32;             // keys a P.V thread loads before their sums
 constexpr int64_t kScratchFloats = int64_t(1) << 26;  // 256 MB: longer launches go in row ranges
 
 // Where the keys are and where the logits go.
@@ -150,15 +150,24 @@ __global__ void __launch_bounds__(kLogitThreads) attention_logits_kernel(Attenti
 }
 
 // An absent key (or an entry past the block) enters the P.V sums as fma(-0, +0, acc), which is acc exactly
-// whatever acc is (x + -0 = x, for -0 too): the same sums as skipping it, without a branch per key.
-__global__ void __launch_bounds__(kPvThreads + 32) attention_pv_kernel(AttentionArgs p, Keys keys, WeightRef sinks,
+// whatever acc is (x + -0 = x, for -0 too): the same sums as skipping it, without a branch per key. Its channels
+// are read from a row of zeros, so every key's load goes out unconditionally.
+__device__ const float kZeroKey[32 * kMaxLaneValues] = {};
+
+// kPvBatch: keys a P.V thread loads before their sums. 64 keeps more loads in flight (about 140 registers, one
+// block a multiprocessor): a CSA row's P.V 45 -> 27 us (H200, session 9 call 5). 32 is held to 75 registers so
+// that three blocks share a multiprocessor, as before, once a launch has more blocks than multiprocessors: with 64
+// there, the 16-row round went 63.5 -> 66.5 ms.
+template <int kPvBatch>
+__global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0) attention_pv_kernel(AttentionArgs p, Keys keys, WeightRef sinks,
                                                                        Scratch s, View out) {
   kernel_prologue();
   __shared__ float prob[kChunkEntries][kPvHeads];  // bf16-rounded; -0 for absent keys
-  __shared__ float expv[kChunkEntries][kPvHeads];  // unrounded, for the denominators; +0 for absent keys
-  __shared__ const float* key_ptr[kChunkEntries];
+  __shared__ float expv[kChunkEntries][kPvHeads];  // the logits, then unrounded probabilities (+0 if absent)
+  __shared__ const float* key_ptr[kChunkEntries];  // kZeroKey for absent keys
+  __shared__ bool present[kChunkEntries];
   __shared__ float alpha[kMaxChunkBlocks][kPvHeads], new_max[kMaxChunkBlocks][kPvHeads];
-  __shared__ float block_max[kMaxChunkBlocks][kPvHeads];
+  __shared__ float block_max[kMaxChunkBlocks][kPvHeads], previous_max[kMaxChunkBlocks][kPvHeads];
   __shared__ bool valid[kMaxChunkBlocks][kPvHeads], block_nan[kMaxChunkBlocks][kPvHeads];
   __shared__ float denominators[kPvHeads];
   const RowKeys rk(p, keys, blockIdx.x);
@@ -179,24 +188,35 @@ __global__ void __launch_bounds__(kPvThreads + 32) attention_pv_kernel(Attention
     const int nb = int(std::min<int64_t>(chunk_blocks, blocks - cb));
     const int64_t e0 = cb * block;
     const int ne = int(std::min<int64_t>(int64_t(nb) * block, rk.total - e0));
-    for (int v = int(threadIdx.x); v < ne; v += blockDim.x) key_ptr[v] = rk.key(p, keys, e0 + v);
+    for (int v = int(threadIdx.x); v < ne; v += blockDim.x) {
+      const float* key = rk.key(p, keys, e0 + v);
+      present[v] = key != nullptr;
+      key_ptr[v] = key ? key : kZeroKey;
+    }
     for (int i = int(threadIdx.x); i < nb * heads; i += blockDim.x) {  // the chunk's block maxima, loaded together
       const int64_t at = (head_row + i % heads) * s.blocks_stride + cb + i / heads;
       block_max[i / heads][i % heads] = s.block_max[at];
       block_nan[i / heads][i % heads] = s.block_nan[at] != 0;
     }
+    loads_then_stores<4, float>(  // the chunk's logits, parked in expv until their probabilities replace them
+        heads * ne, [&](int i) { return s.logits[(head_row + i / ne) * s.stride + e0 + i % ne]; },
+        [&](int i, float v) { expv[i % ne][i / ne] = v; });
     __syncthreads();
-    if (softmax_lane) {
+    if (softmax_lane) {  // running maxima in block order, then every block's alpha at once
       for (int b = 0; b < nb; ++b) {
         const bool ok = block_max[b][lane] != -INFINITY || block_nan[b][lane];
         valid[b][lane] = ok;
         if (ok) {
-          const float m = fmaxf(running_max, block_max[b][lane]);
-          alpha[b][lane] = exp_f32(running_max - m);
-          new_max[b][lane] = m;
-          running_max = m;
+          previous_max[b][lane] = running_max;
+          running_max = new_max[b][lane] = fmaxf(running_max, block_max[b][lane]);
         }
       }
+    }
+    if (!pv_thread) {
+      __syncwarp();
+      for (int i = lane; i < nb * heads; i += 32)
+        if (valid[i / heads][i % heads])
+          alpha[i / heads][i % heads] = exp_f32(previous_max[i / heads][i % heads] - new_max[i / heads][i % heads]);
     }
     __syncthreads();
     constexpr int kExpBatch = 4;  // independent exps a thread has in flight
@@ -206,11 +226,10 @@ __global__ void __launch_bounds__(kPvThreads + 32) attention_pv_kernel(Attention
         const int i = i0 + u * int(blockDim.x);
         if (i >= heads * ne) break;
         const int h = i / ne, v = i % ne, b = v / block;
-        const bool present = key_ptr[v] != nullptr;
         float pr = 0.0f;
-        if (valid[b][h] && present) pr = exp_f32(s.logits[(head_row + h) * s.stride + e0 + v] - new_max[b][h]);
+        if (valid[b][h] && present[v]) pr = exp_f32(expv[v][h] - new_max[b][h]);
         expv[v][h] = pr;
-        prob[v][h] = present ? bf16r(pr) : -0.0f;
+        prob[v][h] = present[v] ? bf16r(pr) : -0.0f;
       }
     }
     __syncthreads();
@@ -223,10 +242,7 @@ __global__ void __launch_bounds__(kPvThreads + 32) attention_pv_kernel(Attention
         auto run = [&](int v, auto guarded) {  // kPvBatch keys loaded, then their sums in order
           float kv[kPvBatch];
 #pragma unroll
-          for (int j = 0; j < kPvBatch; ++j) {
-            const float* key = !guarded || v + j < v1 ? key_ptr[v + j] : nullptr;
-            kv[j] = key ? key[c] : 0.0f;
-          }
+          for (int j = 0; j < kPvBatch; ++j) kv[j] = (!guarded || v + j < v1 ? key_ptr[v + j] : kZeroKey)[c];
 #pragma unroll
           for (int j = 0; j < kPvBatch; ++j) {
             const float2 pr = !guarded || v + j < v1 ? *reinterpret_cast<const float2*>(&prob[v + j][ha])
@@ -307,10 +323,12 @@ void attention(const AttentionArgs& p, View q, View ring, View compressed, const
     launch(s, "attention_logits", logits_kernel,
            dim3(unsigned(rows), unsigned(std::clamp<int64_t>(blocks, 1, kLogitBlocksY)), head_groups),
            dim3(kLogitThreads), 0, p, part(q), keys, sc);
-    launch(s, "attention_pv", attention_pv_kernel,
-           dim3(unsigned(rows), unsigned((p.heads + kPvHeads - 1) / kPvHeads),
-                unsigned((p.head_dim + kPvChannels - 1) / kPvChannels)),
-           dim3(kPvThreads + 32), 0, p, keys, sinks, sc, part(out));
+    const dim3 pv_grid(unsigned(rows), unsigned((p.heads + kPvHeads - 1) / kPvHeads),
+                       unsigned((p.head_dim + kPvChannels - 1) / kPvChannels));
+    static const int64_t sms = multiprocessor_count();
+    const auto pv_kernel =
+        int64_t(pv_grid.x) * pv_grid.y * pv_grid.z <= sms ? attention_pv_kernel<64> : attention_pv_kernel<32>;
+    launch(s, "attention_pv", pv_kernel, pv_grid, dim3(kPvThreads + 32), 0, p, keys, sinks, sc, part(out));
   }
 }
 
