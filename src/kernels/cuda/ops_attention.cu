@@ -16,8 +16,6 @@ namespace {
 const kernels::ControlId kLastEntryDropped = kernels::register_control(
     "compressor_pool_cuda", "last_entry_dropped", "the group's last token is left out of the pool");
 
-constexpr int kMaxSortEntries = 16384;  // indexer rows one query can rank in shared memory
-
 __global__ void position_bias_kernel(WeightRef ape, int64_t ratio, const int64_t* positions, View score) {
   kernel_prologue();
   const int64_t r = blockIdx.x, bias_row = positions[r] % ratio;
@@ -67,43 +65,6 @@ __device__ __forceinline__ bool ranks_before(float va, int32_t ia, float vb, int
   return ia < ib;
 }
 
-// Bitonic sort of n2 (a power of two) entries in shared memory by ranks_before; padding entries have index -1 and
-// rank last (they are given index INT_MAX for the comparison). A stage of stride <= 32 pairs entries within
-// 64-entry segments, and pair t lies in segment t / 32, so each segment belongs to one warp: between two such
-// stages only the warp waits, not the block.
-__device__ void bitonic_sort(float* value, int32_t* index, int n2) {
-  for (int size = 2; size <= n2; size *= 2) {
-    for (int stride = size / 2; stride > 0; stride /= 2) {
-      const int next = stride > 1 ? stride / 2 : size * 2 <= n2 ? size : 0;  // the next stage's stride (0: none)
-      for (int t = threadIdx.x; t < n2 / 2; t += blockDim.x) {
-        const int i = 2 * stride * (t / stride) + t % stride, j = i + stride;
-        const bool ascending = (i & size) == 0;
-        const int32_t ii = index[i] < 0 ? 0x7fffffff : index[i], ij = index[j] < 0 ? 0x7fffffff : index[j];
-        const bool pad_i = index[i] < 0, pad_j = index[j] < 0;
-        bool i_first;
-        if (pad_i != pad_j) {
-          i_first = pad_j;
-        } else {
-          i_first = ranks_before(value[i], ii, value[j], ij);
-        }
-        if (i_first != ascending) {
-          const float tv = value[i];
-          value[i] = value[j];
-          value[j] = tv;
-          const int32_t ti = index[i];
-          index[i] = index[j];
-          index[j] = ti;
-        }
-      }
-      if (stride <= 32 && next != 0 && next <= 32) {
-        __syncwarp();
-      } else {
-        __syncthreads();
-      }
-    }
-  }
-}
-
 // Scores of every visible index row for one query: a warp per index row, lane l computing heads l, l + 32, ...
 // (each head's dot in channel order, bf16 roundings as the release), the heads summed in order by every lane.
 // The query sits transposed in shared memory ([channel][head]), so the lanes' reads of one channel are adjacent.
@@ -144,28 +105,80 @@ __global__ void indexer_scores_kernel(IndexerArgs p, View q, View w, View index_
   }
 }
 
-__global__ void indexer_select_kernel(IndexerArgs p, const int64_t* token_rows, const float* scratch, View selected,
-                                      float* margin, int64_t margin_stride, int n2) {
-  kernel_prologue();
-  extern __shared__ unsigned char smem[];
-  float* value = reinterpret_cast<float*>(smem);
-  int32_t* index = reinterpret_cast<int32_t*>(value + n2);
-  const int64_t r = blockIdx.x;
-  const int64_t visible = (token_rows[2 * r + 1] + 1) / p.ratio;
-  // Sort the smallest power of two that holds the visible rows, not the slot's capacity (16384 entries took 45 us
-  // at 1024 visible, H200): padding ranks last, so the sorted prefix is the same.
-  int m = 1;
-  while (m < visible && m < n2) m *= 2;
-  for (int i = threadIdx.x; i < m; i += blockDim.x) {
-    value[i] = i < visible ? scratch[r * p.rows_per_slot + i] : 0.0f;
-    index[i] = i < visible ? i : -1;
+// The selection by counting: a visible index row's place in the top-k order (ranks_before's total order) is the
+// number of visible rows that rank before it, so the rows picked, and their order, are any correct sort's. Rank
+// keys make the order one 64-bit compare: value descending (+0 and -0 equal, NaN after every number), then index.
+// Four threads count for each row, a quarter of the rows each; a row with more than `kept` rows before it is
+// neither picked nor the margin's, so it stops counting. The row ranked `kept` also finds the row just before it
+// (the largest key below its own) and writes the margin: the last kept score minus the first left out.
+constexpr int kRankThreads = 256, kRankRows = kRankThreads / 4, kRankChunk = 4096, kRankBlocksY = 64;
+
+__device__ __forceinline__ uint64_t rank_key(float v, int32_t i) {
+  uint32_t order = 0xffffffffu;  // NaN: after every number
+  if (!isnan(v)) {
+    const uint32_t u = __float_as_uint(v == 0.0f ? 0.0f : v);
+    order = ~((u & 0x80000000u) ? ~u : (u | 0x80000000u));  // ascending bits of -v
   }
-  __syncthreads();
-  bitonic_sort(value, index, m);
-  const int64_t kept = visible < p.topk ? visible : p.topk;
-  for (int64_t i = threadIdx.x; i < p.topk; i += blockDim.x) row_ptr<int32_t>(selected, r)[i] = i < kept ? index[i] : -1;
-  if (margin && threadIdx.x == 0)
-    margin[r * margin_stride] = (visible > kept && kept > 0) ? value[kept - 1] - value[kept] : INFINITY;
+  return (uint64_t(order) << 32) | uint32_t(i);
+}
+
+__global__ void __launch_bounds__(kRankThreads) indexer_select_kernel(IndexerArgs p, const int64_t* token_rows,
+                                                                      const float* scratch, View selected,
+                                                                      float* margin, int64_t margin_stride) {
+  kernel_prologue();
+  __shared__ uint64_t keys[kRankChunk];
+  const int64_t r = blockIdx.x;
+  const int visible = int((token_rows[2 * r + 1] + 1) / p.ratio), kept = int(visible < p.topk ? visible : p.topk);
+  const float* score = scratch + r * p.rows_per_slot;
+  int32_t* out = row_ptr<int32_t>(selected, r);
+  const int part = int(threadIdx.x % 4);
+  if (blockIdx.y == 0) {
+    for (int i = kept + int(threadIdx.x); i < p.topk; i += blockDim.x) out[i] = -1;
+    if (margin && threadIdx.x == 0 && (visible <= kept || kept == 0)) margin[r * margin_stride] = INFINITY;
+  }
+  for (int i0 = int(blockIdx.y) * kRankRows; i0 < visible; i0 += int(gridDim.y) * kRankRows) {
+    const int i = i0 + int(threadIdx.x / 4);
+    const uint64_t mine = i < visible ? rank_key(score[i], i) : 0;
+    int count = 0;             // this thread's quarter: rows before row i
+    uint64_t before = 0;       // and the largest of their keys (when any_before)
+    bool any_before = false;
+    bool done = i >= visible;  // the same for the row's four threads
+    for (int c0 = 0; c0 < visible; c0 += kRankChunk) {
+      const int n = visible - c0 < kRankChunk ? visible - c0 : kRankChunk;
+      __syncthreads();
+      for (int j = int(threadIdx.x); j < n; j += blockDim.x) keys[j] = rank_key(score[c0 + j], c0 + j);
+      __syncthreads();
+      for (int j0 = 0; j0 < n; j0 += 256) {  // 256 rows, then the four threads' counts are summed and checked
+        if (__all_sync(0xffffffffu, done)) break;
+        if (!done) {
+          const int j1 = j0 + 256 < n ? j0 + 256 : n;
+          for (int j = j0 + part; j < j1; j += 4) {
+            const uint64_t k = keys[j];
+            if (k < mine) {
+              ++count;
+              if (!any_before || k > before) before = k, any_before = true;
+            }
+          }
+        }
+        int total = count;
+        total += __shfl_xor_sync(0xffffffffu, total, 1);
+        total += __shfl_xor_sync(0xffffffffu, total, 2);
+        done = done || total > kept;
+      }
+    }
+    int total = count;
+    total += __shfl_xor_sync(0xffffffffu, total, 1);
+    total += __shfl_xor_sync(0xffffffffu, total, 2);
+    for (int o = 1; o <= 2; o <<= 1) {  // the largest key before row i, over the four threads
+      const uint64_t other = __shfl_xor_sync(0xffffffffu, before, o);
+      const bool other_any = __shfl_xor_sync(0xffffffffu, any_before, o);
+      if (other_any && (!any_before || other > before)) before = other, any_before = true;
+    }
+    if (part == 0 && i < visible) {
+      if (total < kept) out[total] = i;
+      if (margin && total == kept && kept > 0) margin[r * margin_stride] = score[int32_t(before)] - score[i];
+    }
+  }
 }
 
 __device__ __forceinline__ float softplus_f32(float v) { return v > 20.0f ? v : float(log1p(exp(double(v)))); }
@@ -263,9 +276,6 @@ int64_t indexer_scratch_floats(const IndexerArgs& p, int64_t rows) { return rows
 void indexer_topk(const IndexerArgs& p, View q, View w, View index_rows, const int64_t* token_rows, View selected,
                   float* margin, int64_t margin_stride, float* scratch, Stream s) {
   if (q.rows == 0) return;
-  int n2 = 1;
-  while (n2 < p.rows_per_slot) n2 *= 2;
-  if (n2 > kMaxSortEntries) fail("CUDA indexer: {} index rows per slot exceed the {} one query can rank", p.rows_per_slot, kMaxSortEntries);
   // Enough blocks that each warp scores a few index rows; blocks past a row's visible rows return at once.
   constexpr int kScoreWarps = 8;
   const int64_t by = std::min<int64_t>((p.rows_per_slot + kScoreWarps - 1) / kScoreWarps, 256);
@@ -276,11 +286,9 @@ void indexer_topk(const IndexerArgs& p, View q, View w, View index_rows, const i
                                           int(query_bytes)));
   launch(s, "indexer_scores", indexer_scores_kernel, dim3(unsigned(q.rows), unsigned(std::max<int64_t>(by, 1))),
          dim3(kScoreWarps * 32), query_bytes, p, q, w, index_rows, token_rows, scratch);
-  const size_t smem = size_t(n2) * (sizeof(float) + sizeof(int32_t));
-  if (smem > 48 * 1024)
-    PLUMB_CUDA_CHECK(cudaFuncSetAttribute(indexer_select_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  launch(s, "indexer_select", indexer_select_kernel, dim3(unsigned(q.rows)), dim3(512), smem, p, token_rows, scratch,
-         selected, margin, margin_stride, n2);
+  const int64_t rank_blocks = std::min<int64_t>((p.rows_per_slot + kRankRows - 1) / kRankRows, kRankBlocksY);
+  launch(s, "indexer_select", indexer_select_kernel, dim3(unsigned(q.rows), unsigned(std::max<int64_t>(rank_blocks, 1))),
+         dim3(kRankThreads), 0, p, token_rows, scratch, selected, margin, margin_stride);
 }
 
 void route(const RouterArgs& p, View logits, const WeightRef& bias, const WeightRef& tid2eid, const int32_t* tokens,
