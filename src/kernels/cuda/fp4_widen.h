@@ -9,11 +9,7 @@
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define PLUMB_HOST_DEVICE __host__ __device__ __forceinline__
-#else
-#define PLUMB_HOST_DEVICE inline
-#endif
+#include "kernels/cuda/host_device.h"
 
 namespace plumb::cuda {
 

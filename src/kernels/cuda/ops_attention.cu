@@ -9,6 +9,7 @@
 #include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/ops_common.cuh"
+#include "kernels/cuda/rank_order.h"
 
 namespace plumb::cuda::ops {
 namespace {
@@ -55,14 +56,6 @@ __global__ void compress_pool_kernel(int64_t ratio, int64_t width, bool overlap,
     acc += (w / sum) * row_ptr<const float>(kv_ring, ring_row(e))[channel(e) + ch];
   }
   row_ptr<float>(out, i)[ch] = bf16r(acc);
-}
-
-// True when (va, ia) ranks before (vb, ib): larger value first, NaN after every number, then lower index.
-__device__ __forceinline__ bool ranks_before(float va, int32_t ia, float vb, int32_t ib) {
-  const bool na = isnan(va), nb = isnan(vb);
-  if (na != nb) return nb;
-  if (!na && va != vb) return va > vb;
-  return ia < ib;
 }
 
 // Scores of every visible index row for one query: a warp per index row, lane l computing heads l, l + 32, ...
@@ -112,15 +105,6 @@ __global__ void indexer_scores_kernel(IndexerArgs p, View q, View w, View index_
 // neither picked nor the margin's, so it stops counting. The row ranked `kept` also finds the row just before it
 // (the largest key below its own) and writes the margin: the last kept score minus the first left out.
 constexpr int kRankThreads = 256, kRankRows = kRankThreads / 4, kRankChunk = 4096, kRankBlocksY = 64;
-
-__device__ __forceinline__ uint64_t rank_key(float v, int32_t i) {
-  uint32_t order = 0xffffffffu;  // NaN: after every number
-  if (!isnan(v)) {
-    const uint32_t u = __float_as_uint(v == 0.0f ? 0.0f : v);
-    order = ~((u & 0x80000000u) ? ~u : (u | 0x80000000u));  // ascending bits of -v
-  }
-  return (uint64_t(order) << 32) | uint32_t(i);
-}
 
 __global__ void __launch_bounds__(kRankThreads) indexer_select_kernel(IndexerArgs p, const int64_t* token_rows,
                                                                       const float* scratch, View selected,
