@@ -3,6 +3,7 @@
 // sort by a total order (value descending, index ascending, NaN last), so any correct sort picks the same rows.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
@@ -98,21 +99,89 @@ __global__ void indexer_scores_kernel(IndexerArgs p, View q, View w, View index_
   }
 }
 
+// Rows with more visible index rows than count_max are ranked by one block's bitonic sort instead: the counting
+// below does up to visible^2 compares a row (when the rows ranked first come last in its scan), the sort
+// visible log^2 visible. Both give the same rows in the same order.
+// Bitonic sort of n2 (a power of two) entries in shared memory by ranks_before; padding entries have index -1 and
+// rank last (they are given index INT_MAX for the comparison). A stage of stride <= 32 pairs entries within
+// 64-entry segments, and pair t lies in segment t / 32, so each segment belongs to one warp: between two such
+// stages only the warp waits, not the block.
+__device__ void bitonic_sort(float* value, int32_t* index, int n2) {
+  for (int size = 2; size <= n2; size *= 2) {
+    for (int stride = size / 2; stride > 0; stride /= 2) {
+      const int next = stride > 1 ? stride / 2 : size * 2 <= n2 ? size : 0;  // the next stage's stride (0: none)
+      for (int t = threadIdx.x; t < n2 / 2; t += blockDim.x) {
+        const int i = 2 * stride * (t / stride) + t % stride, j = i + stride;
+        const bool ascending = (i & size) == 0;
+        const int32_t ii = index[i] < 0 ? 0x7fffffff : index[i], ij = index[j] < 0 ? 0x7fffffff : index[j];
+        const bool pad_i = index[i] < 0, pad_j = index[j] < 0;
+        bool i_first;
+        if (pad_i != pad_j) {
+          i_first = pad_j;
+        } else {
+          i_first = ranks_before(value[i], ii, value[j], ij);
+        }
+        if (i_first != ascending) {
+          const float tv = value[i];
+          value[i] = value[j];
+          value[j] = tv;
+          const int32_t ti = index[i];
+          index[i] = index[j];
+          index[j] = ti;
+        }
+      }
+      if (stride <= 32 && next != 0 && next <= 32) {
+        __syncwarp();
+      } else {
+        __syncthreads();
+      }
+    }
+  }
+}
+
+__global__ void indexer_sort_kernel(IndexerArgs p, const int64_t* token_rows, const float* scratch, View selected,
+                                    float* margin, int64_t margin_stride, int n2, int count_max) {
+  kernel_prologue();
+  extern __shared__ unsigned char smem[];
+  float* value = reinterpret_cast<float*>(smem);
+  int32_t* index = reinterpret_cast<int32_t*>(value + n2);
+  const int64_t r = blockIdx.x;
+  const int64_t visible = (token_rows[2 * r + 1] + 1) / p.ratio;
+  if (visible <= count_max) return;  // indexer_select_kernel ranked this row
+  // Sort the smallest power of two that holds the visible rows, not the slot's capacity (16384 entries took 45 us
+  // at 1024 visible, H200): padding ranks last, so the sorted prefix is the same.
+  int m = 1;
+  while (m < visible && m < n2) m *= 2;
+  for (int i = threadIdx.x; i < m; i += blockDim.x) {
+    value[i] = i < visible ? scratch[r * p.rows_per_slot + i] : 0.0f;
+    index[i] = i < visible ? i : -1;
+  }
+  __syncthreads();
+  bitonic_sort(value, index, m);
+  const int64_t kept = visible < p.topk ? visible : p.topk;
+  for (int64_t i = threadIdx.x; i < p.topk; i += blockDim.x) row_ptr<int32_t>(selected, r)[i] = i < kept ? index[i] : -1;
+  if (margin && threadIdx.x == 0)
+    margin[r * margin_stride] = (visible > kept && kept > 0) ? value[kept - 1] - value[kept] : INFINITY;
+}
+
 // The selection by counting: a visible index row's place in the top-k order (ranks_before's total order) is the
 // number of visible rows that rank before it, so the rows picked, and their order, are any correct sort's. Rank
 // keys make the order one 64-bit compare: value descending (+0 and -0 equal, NaN after every number), then index.
 // Four threads count for each row, a quarter of the rows each; a row with more than `kept` rows before it is
 // neither picked nor the margin's, so it stops counting. The row ranked `kept` also finds the row just before it
 // (the largest key below its own) and writes the margin: the last kept score minus the first left out.
+constexpr int kMaxSortEntries = 16384;  // index rows one query can sort in shared memory
 constexpr int kRankThreads = 256, kRankRows = kRankThreads / 4, kRankChunk = 4096, kRankBlocksY = 64;
 
 __global__ void __launch_bounds__(kRankThreads) indexer_select_kernel(IndexerArgs p, const int64_t* token_rows,
                                                                       const float* scratch, View selected,
-                                                                      float* margin, int64_t margin_stride) {
+                                                                      float* margin, int64_t margin_stride,
+                                                                      int count_max) {
   kernel_prologue();
   __shared__ uint64_t keys[kRankChunk];
   const int64_t r = blockIdx.x;
   const int visible = int((token_rows[2 * r + 1] + 1) / p.ratio), kept = int(visible < p.topk ? visible : p.topk);
+  if (visible > count_max) return;  // indexer_sort_kernel ranks this row
   const float* score = scratch + r * p.rows_per_slot;
   int32_t* out = row_ptr<int32_t>(selected, r);
   const int part = int(threadIdx.x % 4);
@@ -270,9 +339,26 @@ void indexer_topk(const IndexerArgs& p, View q, View w, View index_rows, const i
                                           int(query_bytes)));
   launch(s, "indexer_scores", indexer_scores_kernel, dim3(unsigned(q.rows), unsigned(std::max<int64_t>(by, 1))),
          dim3(kScoreWarps * 32), query_bytes, p, q, w, index_rows, token_rows, scratch);
-  const int64_t rank_blocks = std::min<int64_t>((p.rows_per_slot + kRankRows - 1) / kRankRows, kRankBlocksY);
+  // Counting up to 4096 visible rows (a 16K-token CSA context); PLUMB_INDEXER_COUNT_MAX sets another bound, so a
+  // test can send every row through the sort.
+  static const int count_max = [] {
+    const char* v = std::getenv("PLUMB_INDEXER_COUNT_MAX");
+    return v ? std::max(0, std::atoi(v)) : 4096;
+  }();
+  const int64_t counted = std::min<int64_t>(p.rows_per_slot, count_max);
+  const int64_t rank_blocks = std::min<int64_t>((counted + kRankRows - 1) / kRankRows, kRankBlocksY);
   launch(s, "indexer_select", indexer_select_kernel, dim3(unsigned(q.rows), unsigned(std::max<int64_t>(rank_blocks, 1))),
-         dim3(kRankThreads), 0, p, token_rows, scratch, selected, margin, margin_stride);
+         dim3(kRankThreads), 0, p, token_rows, scratch, selected, margin, margin_stride, count_max);
+  if (p.rows_per_slot <= count_max) return;
+  int n2 = 1;
+  while (n2 < p.rows_per_slot) n2 *= 2;
+  if (n2 > kMaxSortEntries)
+    fail("CUDA indexer: {} index rows per slot exceed the {} one query can sort", p.rows_per_slot, kMaxSortEntries);
+  const size_t smem = size_t(n2) * (sizeof(float) + sizeof(int32_t));
+  if (smem > 48 * 1024)
+    PLUMB_CUDA_CHECK(cudaFuncSetAttribute(indexer_sort_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  launch(s, "indexer_sort", indexer_sort_kernel, dim3(unsigned(q.rows)), dim3(512), smem, p, token_rows, scratch,
+         selected, margin, margin_stride, n2, count_max);
 }
 
 void route(const RouterArgs& p, View logits, const WeightRef& bias, const WeightRef& tid2eid, const int32_t* tokens,
