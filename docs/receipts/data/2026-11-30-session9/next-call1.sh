@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Prepared at the end of session 9 for the next session's first device call (carry [".device"]; about 5 minutes).
-# main (1d0c4f2; the code that ran in session 9's call 7) against two same-bits experiments:
-#   next-logits-one-sync (e36a663): attention_logits looks up its first block's keys while the query loads;
-#   next-experts-prologue (c53b62d): the experts passes load the expert id and pair range with the active count.
+# Prepared at the end of session 9 for the next session's first device call (carry [".device"]; about 7 minutes).
+# main (6cf361b: the code that ran in session 9's call 7, plus the indexer's sort back for rows past 4096 visible
+# index rows, NOT yet run on a GPU) against two same-bits experiments:
+#   next-logits-one-sync (8023511): attention_logits looks up its first block's keys while the query loads;
+#   next-experts-prologue (a4b50c9): the experts passes load the expert id and pair range with the active count.
+# plumb@PLUMB_INDEXER_COUNT_MAX=0 sends every indexer row through the bitonic sort: its bits must equal main's, and
+# the contract must pass both ways (the fingerprint to expect is cf824e82009a0f99).
 # First the experts passes' stall reasons on main (session 9 call 1: no pipe saturated, issue active 0.41-0.51), then
 # ab-builds (bits, contracts, synth), then the torch peer for the FP8 linears.
 set -uo pipefail
@@ -13,7 +16,9 @@ PLUMB_CUDA_GRAPHS=0 timeout -k 5 90 /usr/local/cuda/bin/ncu --clock-control none
   $B/plumb synth --only layers --rows 1 --repeats 1 > $OUT/ncu-experts-stalls.txt 2>&1
 grep -E "experts_pass|stalled_(long|short|wait|math|mio|lg|not_sel|branch|no_inst)|warps_active|registers|occupancy|duration|issue_active|dram" $OUT/ncu-experts-stalls.txt | sed 's/smsp__average_warps_issue_stalled_//' | head -40
 echo "t=$SECONDS"
-LIGHT=1 AB="plumb plumb-next-logits-one-sync plumb-next-experts-prologue" timeout -k 5 300 bash tools/device/ab-builds.sh
+echo "main contract: $(timeout -k 5 150 $B/plumb contract --backend cuda 2>&1 | tail -1)"
+echo "main contract, every indexer row sorted: $(PLUMB_INDEXER_COUNT_MAX=0 timeout -k 5 150 $B/plumb contract --backend cuda 2>&1 | tail -1)"
+LIGHT=1 AB="plumb plumb@PLUMB_INDEXER_COUNT_MAX=0 plumb-next-logits-one-sync plumb-next-experts-prologue" timeout -k 5 360 bash tools/device/ab-builds.sh
 echo "t=$SECONDS"
 timeout -k 5 120 $B/plumb synth --only kernels --rows 1 2 4 8 --repeats 20 --json $OUT/synth-kernels.json > $OUT/synth-kernels.txt 2>&1
 timeout -k 5 120 python3 tools/device/synth_peer.py $OUT/peer.json > $OUT/peer.txt 2>&1; tail -30 $OUT/peer.txt
