@@ -99,9 +99,12 @@ __global__ void indexer_scores_kernel(IndexerArgs p, View q, View w, View index_
   }
 }
 
-// Rows with more visible index rows than count_max are ranked by one block's bitonic sort instead: the counting
-// below does up to visible^2 compares a row (when the rows ranked first come last in its scan), the sort
+// Two ways to the same selection: rows with up to count_max visible index rows are ranked by counting, spread over
+// many blocks (indexer_select_kernel); longer ones by one block's bitonic sort (indexer_sort_kernel), since
+// counting does up to visible^2 compares a row (when the rows ranked first come last in its scan) and the sort
 // visible log^2 visible. Both give the same rows in the same order.
+constexpr int kMaxSortEntries = 16384;  // index rows one query can sort in shared memory
+
 // Bitonic sort of n2 (a power of two) entries in shared memory by ranks_before; padding entries have index -1 and
 // rank last (they are given index INT_MAX for the comparison). A stage of stride <= 32 pairs entries within
 // 64-entry segments, and pair t lies in segment t / 32, so each segment belongs to one warp: between two such
@@ -170,7 +173,6 @@ __global__ void indexer_sort_kernel(IndexerArgs p, const int64_t* token_rows, co
 // Four threads count for each row, a quarter of the rows each; a row with more than `kept` rows before it is
 // neither picked nor the margin's, so it stops counting. The row ranked `kept` also finds the row just before it
 // (the largest key below its own) and writes the margin: the last kept score minus the first left out.
-constexpr int kMaxSortEntries = 16384;  // index rows one query can sort in shared memory
 constexpr int kRankThreads = 256, kRankRows = kRankThreads / 4, kRankChunk = 4096, kRankBlocksY = 64;
 
 __global__ void __launch_bounds__(kRankThreads) indexer_select_kernel(IndexerArgs p, const int64_t* token_rows,
