@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Prepared at the end of session 9 for the next session's first device call (carry [".device"]; about 7 minutes).
-# main (6cf361b: the code that ran in session 9's call 7, plus the indexer's sort back for rows past 4096 visible
+# Prepared at the end of session 9 for the next session's first device call (carry [".device"]; about 8 minutes: run it with timeout_s 600).
+# main (1c2a8bf: the code that ran in session 9's call 7, plus the indexer's sort back for rows past 4096 visible
 # index rows, NOT yet run on a GPU) against two same-bits experiments:
 #   next-logits-one-sync (8023511): attention_logits looks up its first block's keys while the query loads;
-#   next-experts-prologue (a4b50c9): the experts passes load the expert id and pair range with the active count.
+#   next-experts-prologue (a4b50c9): the experts passes load the expert id and pair range with the active count;
+#   next-pv-prefetch (3441622): attention_pv's one-wave variant double-buffers 32-key batches.
 # plumb@PLUMB_INDEXER_COUNT_MAX=0 sends every indexer row through the bitonic sort: its bits must equal main's, and
 # the contract must pass both ways (the fingerprint to expect is cf824e82009a0f99).
 # First the experts passes' stall reasons on main (session 9 call 1: no pipe saturated, issue active 0.41-0.51), then
@@ -18,7 +19,12 @@ grep -E "experts_pass|stalled_(long|short|wait|math|mio|lg|not_sel|branch|no_ins
 echo "t=$SECONDS"
 echo "main contract: $(timeout -k 5 150 $B/plumb contract --backend cuda 2>&1 | tail -1)"
 echo "main contract, every indexer row sorted: $(PLUMB_INDEXER_COUNT_MAX=0 timeout -k 5 150 $B/plumb contract --backend cuda 2>&1 | tail -1)"
-LIGHT=1 AB="plumb plumb@PLUMB_INDEXER_COUNT_MAX=0 plumb-next-logits-one-sync plumb-next-experts-prologue" timeout -k 5 360 bash tools/device/ab-builds.sh
+for v in plumb plumb-next-pv-prefetch; do  # attention at one CSA row: P.V was 26.6-27.2 us in session 9
+  PLUMB_CUDA_GRAPHS=0 timeout -k 5 60 /usr/local/cuda/bin/ncu --clock-control none --kernel-name regex:'attention' --launch-count 6 \
+    --metrics gpu__time_duration.sum $B/$v synth --only layers --rows 1 --repeats 1 --config .device/csa-config.json > $OUT/ncu-attention-$v.txt 2>&1
+  echo "-- $v"; grep -E "Context|duration" $OUT/ncu-attention-$v.txt | paste - - | sed -E 's/ +/ /g' | cut -c1-60,200- | head -6
+done
+LIGHT=1 AB="plumb plumb@PLUMB_INDEXER_COUNT_MAX=0 plumb-next-logits-one-sync plumb-next-experts-prologue plumb-next-pv-prefetch" timeout -k 5 420 bash tools/device/ab-builds.sh
 echo "t=$SECONDS"
 timeout -k 5 120 $B/plumb synth --only kernels --rows 1 2 4 8 --repeats 20 --json $OUT/synth-kernels.json > $OUT/synth-kernels.txt 2>&1
 timeout -k 5 120 python3 tools/device/synth_peer.py $OUT/peer.json > $OUT/peer.txt 2>&1; tail -30 $OUT/peer.txt
