@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepared at the end of session 9 for the next session's first device call (carry [".device"]; about 8 minutes: run it with timeout_s 600).
 # main (1c2a8bf: the code that ran in session 9's call 7, plus the indexer's sort back for rows past 4096 visible
-# index rows, NOT yet run on a GPU) against two same-bits experiments:
+# index rows, NOT yet run on a GPU) against three same-bits experiments:
 #   next-logits-one-sync (8023511): attention_logits looks up its first block's keys while the query loads;
 #   next-experts-prologue (a4b50c9): the experts passes load the expert id and pair range with the active count;
 #   next-pv-prefetch (3441622): attention_pv's one-wave variant double-buffers 32-key batches.
