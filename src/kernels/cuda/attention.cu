@@ -160,8 +160,8 @@ __device__ const float kZeroKey[32 * kMaxLaneValues] = {};
 // that three blocks share a multiprocessor, as before, once a launch has more blocks than multiprocessors: with 64
 // there, the 16-row round went 63.5 -> 66.5 ms.
 template <int kPvBatch>
-__global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0) attention_pv_kernel(AttentionArgs p, Keys keys, WeightRef sinks,
-                                                                       Scratch s, View out) {
+__global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0)
+    attention_pv_kernel(AttentionArgs p, Keys keys, WeightRef sinks, Scratch s, View out) {
   kernel_prologue();
   __shared__ float prob[kChunkEntries][kPvHeads];  // bf16-rounded; -0 for absent keys
   __shared__ float expv[kChunkEntries][kPvHeads];  // the logits, then unrounded probabilities (+0 if absent)
