@@ -15,7 +15,7 @@ namespace {
 
 constexpr int kWarpsPerBlock = 4;
 constexpr int kMaxTopK = 16;
-constexpr int64_t kSplitK = 1024;  // K values per split: 8 super-blocks, enough warps at one row
+constexpr int64_t kSplitK = 2048;  // K values per split: 16 super-blocks; one row's passes fit one wave
 
 const kernels::ControlId kFirstRow = kernels::register_control(
     "fp4_experts_cuda", "rows_read_pass_first_row", "every row of an expert pass reads the pass's first row");
