@@ -15,7 +15,10 @@ namespace {
 
 constexpr int kWarpsPerBlock = 4;
 constexpr int kMaxTopK = 16;
-constexpr int64_t kSplitK = 2048;  // K values per split: 16 super-blocks; one row's passes fit one wave
+// K values per split: 16 super-blocks a warp. One row's passes are then 1536 warps each, one wave at four 128-thread
+// blocks a multiprocessor, and the down pass has one split (no partials); at 1024 they were 1.45 waves. H200 (session
+// 10 call 4): experts at one row 53.3 -> 45.9 us, 16 rows on the same 6 experts 116 -> 104, routed apart 590 -> 484.
+constexpr int64_t kSplitK = 2048;
 
 const kernels::ControlId kFirstRow = kernels::register_control(
     "fp4_experts_cuda", "rows_read_pass_first_row", "every row of an expert pass reads the pass's first row");
