@@ -2,7 +2,7 @@
 # Prepared at the end of session 10 for the next session's first device call: carry [".device"], timeout_s 600
 # (about 6 minutes). Outputs land in $OUT/next-call1.tgz (the device tool returns at most 8 files) and on stdout.
 # main (242912e = c3a8532's code and a comment: the router by counting, the experts at 2048 K a split; ran in session 10 call 5)
-# against two builds NOT yet run on a GPU:
+# against three builds NOT yet run on a GPU:
 #   next-experts-cp-async (122cd40): the experts passes stream their weights through a cp.async ring of 4
 #     super-blocks in shared memory a warp (three ahead of the one computed), where they loaded one ahead into
 #     registers; the bits cannot change (same data, same arithmetic);
