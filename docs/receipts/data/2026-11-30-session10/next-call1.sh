@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Prepared at the end of session 10 for the next session's first device call: carry [".device"], timeout_s 600
 # (about 6 minutes). Outputs land in $OUT/next-call1.tgz (the device tool returns at most 8 files) and on stdout.
-# main (242912e = c3a8532's code and a comment: the router by counting, the experts at 2048 K a split; ran in session 10 call 5)
+# main (eb858c2 = c3a8532's code and a comment: the router by counting, the experts at 2048 K a split; ran in session 10 call 5)
 # against three builds NOT yet run on a GPU:
 #   next-experts-cp-async (122cd40): the experts passes stream their weights through a cp.async ring of 4
 #     super-blocks in shared memory a warp (three ahead of the one computed), where they loaded one ahead into
 #     registers; the bits cannot change (same data, same arithmetic);
 #   next-experts-cp-async6 (c7474d6): the same with 6 super-blocks (48 KB a gate/up block);
-#   next-shared-pair (52027a2): the shared expert's w1 and w3 in one launch (fp8_linear_fused_pair_kernel), each
+#   next-shared-pair (817964c): the shared expert's w1 and w3 in one launch (fp8_linear_fused_pair_kernel), each
 #     linear with its own grid, splits and counters; PLUMB_FP8_PAIR=0 turns it off (same bits either way).
 # Expect the fingerprint cf824e82009a0f99 from every build, and the contract and CUDA tests to pass.
 set -uo pipefail
