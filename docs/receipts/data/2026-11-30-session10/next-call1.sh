@@ -40,6 +40,13 @@ for v in plumb plumb-next-experts-cp-async plumb-next-experts-cp-async6; do  # t
     $B/$v synth --only layers --rows 1 --repeats 1 --config .device/window-config.json > $R/ncu-experts-$v.txt 2>&1
   echo "-- $v"; grep -E "experts_pass|duration|warps_active|issue_active|long_scoreboard|wait_per" $R/ncu-experts-$v.txt | sed -E 's/\(unnamed[^)]*\)//g; s/smsp__average_warps_issue_stalled_//; s/ +/ /g' | cut -c1-100
 done
+# Where main's one-launch FP8 linear (wq_a, 8.9 us alone) and hc_pre (8.3 us) wait: ncu's per-SASS-line stall
+# samples (lead 3 and 4 of session 10's note). tools/device/ncu_layer_table.py does not read these; see session 9's
+# receipt for how the source page was read.
+PLUMB_CUDA_GRAPHS=0 timeout -k 5 90 /usr/local/cuda/bin/ncu --clock-control none --set full --kernel-name regex:'fp8_linear_fused_kernel|hc_pre_kernel' \
+  --launch-count 2 -o /tmp/small $B/plumb synth --only layers --rows 1 --repeats 1 --config .device/window-config.json > /dev/null 2>&1
+/usr/local/cuda/bin/ncu -i /tmp/small.ncu-rep --page source --print-source sass --csv 2>/dev/null | gzip > $R/small-kernels-sass.csv.gz
+/usr/local/cuda/bin/ncu -i /tmp/small.ncu-rep --page details 2>/dev/null | gzip > $R/small-kernels-details.txt.gz
 echo "t=$SECONDS"
 for v in plumb plumb-next-experts-cp-async plumb-next-experts-cp-async6; do  # no kernel class runs the pair
   timeout -k 5 90 $B/$v synth --only kernels --rows 1 2 4 8 16 --repeats 20 --json $R/kernels-$v.json > $R/kernels-$v.txt 2>&1
