@@ -4,9 +4,9 @@
 // exact is the rule every kernel follows: kernel_prologue() (or wait_for_earlier_kernels() then
 // allow_next_kernel()) runs in every block before the block reads or writes anything an earlier kernel touched,
 // and before the block exits, so each kernel finishes after the one before it and later kernels see every earlier
-// write. Only constant weights may be read before the wait. A kernel lets the next one start only
-// after its own wait, so at most one kernel ahead holds multiprocessor space. Without a programmatic
-// edge both instructions do nothing.
+// write. Only constant weights, and host bytes the launch queue staged (sent before the flush's first kernel, in
+// stream order), may be read before the wait. A kernel lets the next one start only after its own wait, so at most
+// one kernel ahead holds multiprocessor space. Without a programmatic edge both instructions do nothing.
 #pragma once
 
 namespace plumb::cuda {

@@ -92,7 +92,8 @@ struct RouterArgs {
   float route_scale;
   bool hash;
 };
-// logits: [rows, experts] float32 (the gate's output); tokens: device int32 [rows].
+// logits: [rows, experts] float32 (the gate's output); tokens: device int32 [rows], staged by the launch queue (the
+// hash path reads them before the PDL wait, dependent_launch.cuh).
 void route(const RouterArgs& p, View logits, const WeightRef& bias, const WeightRef& tid2eid, const int32_t* tokens,
            View ids, View weights, float* margin, int64_t margin_stride, Stream s);
 
