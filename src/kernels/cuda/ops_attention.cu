@@ -348,9 +348,9 @@ void indexer_topk(const IndexerArgs& p, View q, View w, View index_rows, const i
   while (n2 < p.rows_per_slot) n2 *= 2;
   if (n2 > kMaxSortEntries)
     fail("CUDA indexer: {} index rows per slot exceed the {} one query can sort", p.rows_per_slot, kMaxSortEntries);
-  const size_t smem = size_t(n2) * (sizeof(float) + sizeof(int32_t));
-  if (smem > 48 * 1024)
-    PLUMB_CUDA_CHECK(cudaFuncSetAttribute(indexer_sort_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  constexpr size_t kEntryBytes = sizeof(float) + sizeof(int32_t);
+  allow_shared_bytes<indexer_sort_kernel, kMaxSortEntries * kEntryBytes>();
+  const size_t smem = size_t(n2) * kEntryBytes;
   launch(s, "indexer_sort", indexer_sort_kernel, dim3(unsigned(q.rows)), dim3(512), smem, p, token_rows, scratch,
          selected, margin, margin_stride, n2, count_max);
 }
