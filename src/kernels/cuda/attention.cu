@@ -56,9 +56,7 @@ struct RowKeys {
     slot = k.token_rows[2 * r];
     position = k.token_rows[2 * r + 1];
     first = position - p.window + 1 > 0 ? position - p.window + 1 : 0;
-    int64_t compressed_count = 0;
-    if (p.compress_ratio > 0) compressed_count = k.has_selected ? k.selected.cols : (position + 1) / p.compress_ratio;
-    total = p.window + compressed_count;
+    total = attention_entries(p, k.has_selected, k.selected.cols, position);
   }
   __device__ const float* key(const AttentionArgs& p, const Keys& k, int64_t e) const {
     if (e < p.window) {

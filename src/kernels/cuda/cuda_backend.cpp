@@ -310,10 +310,9 @@ class CudaBackend final : public Backend {
                                      plant == kSinkLeftOut,
                                      plant == kPaddingReadsRow0};
     const cuda::ops::View sel = selected ? view(*selected) : cuda::ops::View{};
-    int64_t max_entries = a.window;  // the longest row's keys: window, then its compressed or selected rows
+    int64_t max_entries = a.window;  // the longest row's entries
     for (const auto& r : rows)
-      if (a.compress_ratio > 0)
-        max_entries = std::max(max_entries, a.window + (selected ? sel.cols : (r.position + 1) / a.compress_ratio));
+      max_entries = std::max(max_entries, cuda::ops::attention_entries(a, selected != nullptr, sel.cols, r.position));
     auto* scratch = static_cast<float*>(
         attention_scratch_.get(size_t(cuda::ops::attention_scratch_floats(a, q.rows, max_entries)) * 4));
     cuda::ops::attention(a, view(q), view(ring), view(compressed), selected ? &sel : nullptr, ref(sinks),

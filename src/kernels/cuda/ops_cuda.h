@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "kernels/cuda/host_device.h"
 #include "kernels/cuda/launch.h"
 
 namespace plumb::cuda::ops {
@@ -80,7 +81,15 @@ struct AttentionArgs {
   int64_t window, ring_rows, compress_ratio, compressed_rows_per_slot, block;
   bool sink_left_out = false, padding_reads_row_0 = false;  // planted controls
 };
-// max_entries: at least every row's entry count (window + its compressed or selected rows); scratch: device float32
+// A row's attention entries: the window, then the indexer's selected rows (selected_cols of them) or every
+// compressed row up to its position. The kernels walk this many; the host sizes the logits scratch by it.
+PLUMB_HOST_DEVICE int64_t attention_entries(const AttentionArgs& p, bool has_selected, int64_t selected_cols,
+                                            int64_t position) {
+  int64_t compressed = 0;
+  if (p.compress_ratio > 0) compressed = has_selected ? selected_cols : (position + 1) / p.compress_ratio;
+  return p.window + compressed;
+}
+// max_entries: at least every row's attention_entries; scratch: device float32
 // [attention_scratch_floats(p, q.rows, max_entries)] for the logits.
 void attention(const AttentionArgs& p, View q, View ring, View compressed, const View* selected,
                const WeightRef& sinks, const int64_t* token_rows, int64_t max_entries, View out, float* scratch,
