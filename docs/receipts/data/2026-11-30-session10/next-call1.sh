@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepared at the end of session 10 for the next session's first device call: carry [".device"], timeout_s 600
-# (about 6 minutes). Outputs land in $OUT/next-call1.tgz (the device tool returns at most 8 files) and on stdout.
+# (about 7-8 minutes). Outputs land in $OUT/next-call1.tgz (the device tool returns at most 8 files) and on stdout.
 # main (5afb34e: the kernels that ran in session 10 call 5 at c3a8532, PTX unchanged since: the router by counting,
 # the experts at 2048 K a split; the host side since opts the indexer's sort in to its shared memory once)
 # against four builds NOT yet run on a GPU:
