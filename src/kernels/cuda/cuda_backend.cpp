@@ -224,6 +224,33 @@ class CudaBackend final : public Backend {
     cuda::fp8_linear(fw, io, x.rows, ws, 0, queue());
   }
 
+  // The shared expert's w1 and w3 (FP8, the same input) as one launch where the one-launch kernel takes both
+  // (cuda::fp8_linear_pair), with a workspace each; the same bits as two linear() calls.
+  void gate_and_up(const Weight& w1, const Weight& w3, const Tensor& x, const Tensor& g, const Tensor& u) {
+    PLUMB_CHECK(w1.format == WeightFormat::fp8_blocks && w3.format == WeightFormat::fp8_blocks);
+    PLUMB_CHECK(x.dtype == DType::dtype_f32 && w1.cols == x.cols && w3.cols == x.cols);
+    const size_t bytes = cuda::fp8_linear_workspace_bytes(std::max(w1.rows, w3.rows), x.cols, x.rows);
+    const size_t half = (bytes + 255) / 256 * 256;
+    auto* ws = static_cast<uint8_t*>(fp8_workspace_.get(2 * half));
+    const auto io = [&](const Tensor& y, unsigned* arrivals) {
+      cuda::LinearIo o;
+      o.x = x.data;
+      o.x_f32 = true;
+      o.x_stride = x.stride;
+      o.y = y.data;
+      o.y_f32 = true;
+      o.y_stride = y.stride;
+      o.round_bf16 = true;
+      o.arrivals = arrivals;
+      return o;
+    };
+    // The arrival counters: w1's tiles first, then w3's, so the two linears never share a counter.
+    unsigned* arrivals = fp8_arrivals();
+    cuda::fp8_linear_pair({static_cast<const uint8_t*>(w1.data), w1.scales, w1.rows, w1.cols}, io(g, arrivals), ws,
+                          {static_cast<const uint8_t*>(w3.data), w3.scales, w3.rows, w3.cols},
+                          io(u, arrivals + w1.rows / 16), ws + half, x.rows, queue());
+  }
+
   void rms_norm(RmsNormParams p, const Weight& w, const Tensor& x, const Tensor& y) override {
     cuda::ops::rms_norm(ref(w), planted(kEpsDropped) ? 0.0 : p.eps, view(x), view(y), queue());
   }
@@ -359,8 +386,7 @@ class CudaBackend final : public Backend {
     const Tensor ta = Tensor::of(a, DType::dtype_f32, x.rows, p.inter);
     const Tensor tb = Tensor::of(a + x.rows * p.inter, DType::dtype_f32, x.rows, p.inter);
     const LinearParams fp8{.quantize_input = true};
-    linear(fp8, w.w1, x, ta);
-    linear(fp8, w.w3, x, tb);
+    gate_and_up(w.w1, w.w3, x, ta, tb);
     const float limit = planted(kSharedClamped) ? 10.0f : float(p.swiglu_limit);
     cuda::ops::swiglu(view(ta), view(tb), limit, view(ta), queue());
     linear(fp8, w.w2, ta, out);
