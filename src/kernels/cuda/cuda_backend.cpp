@@ -209,8 +209,16 @@ class CudaBackend final : public Backend {
       return;
     }
     PLUMB_CHECK(w.format == WeightFormat::fp8_blocks && p.groups == 1);
-    const cuda::Fp8WeightView fw{static_cast<const uint8_t*>(w.data), w.scales, w.rows, w.cols};
     void* ws = fp8_workspace(w.rows, w.cols, x.rows);
+    cuda::fp8_linear(fp8_view(w), fp8_io(p, x, y, fp8_arrivals()), x.rows, ws, 0, queue());
+  }
+
+  static cuda::Fp8WeightView fp8_view(const Weight& w) {
+    return {static_cast<const uint8_t*>(w.data), w.scales, w.rows, w.cols};
+  }
+
+  // Where an FP8 linear reads x and writes y (float32 activation tensors).
+  static cuda::LinearIo fp8_io(const LinearParams& p, const Tensor& x, const Tensor& y, unsigned* arrivals) {
     cuda::LinearIo io;
     io.x = x.data;
     io.x_f32 = true;
@@ -220,8 +228,8 @@ class CudaBackend final : public Backend {
     io.y_stride = y.stride;
     io.round_bf16 = p.output == Rounding::bf16;
     io.output_scale = float(p.output_scale);
-    io.arrivals = fp8_arrivals();
-    cuda::fp8_linear(fw, io, x.rows, ws, 0, queue());
+    io.arrivals = arrivals;
+    return io;
   }
 
   // The shared expert's w1 and w3 (FP8, the same input) as one launch where the one-launch kernel takes both
@@ -232,23 +240,11 @@ class CudaBackend final : public Backend {
     const size_t bytes = cuda::fp8_linear_workspace_bytes(std::max(w1.rows, w3.rows), x.cols, x.rows);
     const size_t half = (bytes + 255) / 256 * 256;
     auto* ws = static_cast<uint8_t*>(fp8_workspace_.get(2 * half));
-    const auto io = [&](const Tensor& y, unsigned* arrivals) {
-      cuda::LinearIo o;
-      o.x = x.data;
-      o.x_f32 = true;
-      o.x_stride = x.stride;
-      o.y = y.data;
-      o.y_f32 = true;
-      o.y_stride = y.stride;
-      o.round_bf16 = true;
-      o.arrivals = arrivals;
-      return o;
-    };
     // The arrival counters: w1's tiles first, then w3's, so the two linears never share a counter.
+    const LinearParams fp8{.quantize_input = true};
     unsigned* arrivals = fp8_arrivals();
-    cuda::fp8_linear_pair({static_cast<const uint8_t*>(w1.data), w1.scales, w1.rows, w1.cols}, io(g, arrivals), ws,
-                          {static_cast<const uint8_t*>(w3.data), w3.scales, w3.rows, w3.cols},
-                          io(u, arrivals + w1.rows / 16), ws + half, x.rows, queue());
+    cuda::fp8_linear_pair(fp8_view(w1), fp8_io(fp8, x, g, arrivals), ws, fp8_view(w3),
+                          fp8_io(fp8, x, u, arrivals + w1.rows / 16), ws + half, x.rows, queue());
   }
 
   void rms_norm(RmsNormParams p, const Weight& w, const Tensor& x, const Tensor& y) override {
