@@ -473,7 +473,9 @@ void fp8_linear_pair(const Fp8WeightView& w1, const LinearIo& io1, void* workspa
     return;
   }
   allow_shared_bytes<fp8_linear_fused_pair_kernel, kMaxPassBytes>();
-  const auto blocks = [](const Call& c) { return int((c.a.n / 16 + kWarpsPerBlock - 1) / kWarpsPerBlock * c.a.splits); };
+  const auto blocks = [](const Call& c) {
+    return int((c.a.n / 16 + kWarpsPerBlock - 1) / kWarpsPerBlock * c.a.splits);
+  };
   launch(stream, "fp8_linear_fused_pair", fp8_linear_fused_pair_kernel, dim3(unsigned(blocks(c1) + blocks(c2))),
          dim3(kWarpsPerBlock * 32), pass_acts_bytes(8, c1.per_split), c1.a, c2.a, blocks(c1), c1.in);
 }
