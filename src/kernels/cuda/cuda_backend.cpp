@@ -209,8 +209,16 @@ class CudaBackend final : public Backend {
       return;
     }
     PLUMB_CHECK(w.format == WeightFormat::fp8_blocks && p.groups == 1);
-    const cuda::Fp8WeightView fw{static_cast<const uint8_t*>(w.data), w.scales, w.rows, w.cols};
     void* ws = fp8_workspace(w.rows, w.cols, x.rows);
+    cuda::fp8_linear(fp8_view(w), fp8_io(p, x, y, fp8_arrivals()), x.rows, ws, 0, queue());
+  }
+
+  static cuda::Fp8WeightView fp8_view(const Weight& w) {
+    return {static_cast<const uint8_t*>(w.data), w.scales, w.rows, w.cols};
+  }
+
+  // Where an FP8 linear reads x and writes y (float32 activation tensors).
+  static cuda::LinearIo fp8_io(const LinearParams& p, const Tensor& x, const Tensor& y, unsigned* arrivals) {
     cuda::LinearIo io;
     io.x = x.data;
     io.x_f32 = true;
@@ -220,8 +228,23 @@ class CudaBackend final : public Backend {
     io.y_stride = y.stride;
     io.round_bf16 = p.output == Rounding::bf16;
     io.output_scale = float(p.output_scale);
-    io.arrivals = fp8_arrivals();
-    cuda::fp8_linear(fw, io, x.rows, ws, 0, queue());
+    io.arrivals = arrivals;
+    return io;
+  }
+
+  // The shared expert's w1 and w3 (FP8, the same input) as one launch where the one-launch kernel takes both
+  // (cuda::fp8_linear_pair), with a workspace each; the same bits as two linear() calls.
+  void gate_and_up(const Weight& w1, const Weight& w3, const Tensor& x, const Tensor& g, const Tensor& u) {
+    PLUMB_CHECK(w1.format == WeightFormat::fp8_blocks && w3.format == WeightFormat::fp8_blocks);
+    PLUMB_CHECK(x.dtype == DType::dtype_f32 && w1.cols == x.cols && w3.cols == x.cols);
+    const size_t bytes = cuda::fp8_linear_workspace_bytes(std::max(w1.rows, w3.rows), x.cols, x.rows);
+    const size_t half = (bytes + 255) / 256 * 256;
+    auto* ws = static_cast<uint8_t*>(fp8_workspace_.get(2 * half));
+    // The arrival counters: w1's tiles first, then w3's, so the two linears never share a counter.
+    const LinearParams fp8{.quantize_input = true};
+    unsigned* arrivals = fp8_arrivals();
+    cuda::fp8_linear_pair(fp8_view(w1), fp8_io(fp8, x, g, arrivals), ws, fp8_view(w3),
+                          fp8_io(fp8, x, u, arrivals + w1.rows / 16), ws + half, x.rows, queue());
   }
 
   void rms_norm(RmsNormParams p, const Weight& w, const Tensor& x, const Tensor& y) override {
@@ -358,8 +381,7 @@ class CudaBackend final : public Backend {
     const Tensor ta = Tensor::of(a, DType::dtype_f32, x.rows, p.inter);
     const Tensor tb = Tensor::of(a + x.rows * p.inter, DType::dtype_f32, x.rows, p.inter);
     const LinearParams fp8{.quantize_input = true};
-    linear(fp8, w.w1, x, ta);
-    linear(fp8, w.w3, x, tb);
+    gate_and_up(w.w1, w.w3, x, ta, tb);
     const float limit = planted(kSharedClamped) ? 10.0f : float(p.swiglu_limit);
     cuda::ops::swiglu(view(ta), view(tb), limit, view(ta), queue());
     linear(fp8, w.w2, ta, out);

@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
@@ -269,12 +271,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) fp8_line
 // The one-launch kernel: a block's four warps share one K split and own 16 output features each, and for each
 // pass of 8 rows the block first quantizes the rows over that split into shared memory (no act_quant launch).
 // Every block pays for that quantization, so fp8_linear picks it only where that costs less than the launch saved.
-__global__ void __launch_bounds__(kWarpsPerBlock * 32, 4) fp8_linear_fused_kernel(LinearArgs a, LinearInput in) {
+// One block of the one-launch kernel (block numbers its place in this linear's grid).
+__device__ __forceinline__ void fused_linear_block(const LinearArgs& a, const LinearInput& in, int block) {
   extern __shared__ __align__(16) uint8_t pass_smem[];
   constexpr int NT = 1, kPassRows = 8;
   const int mtiles = int(a.n / 16);
-  const int split = int(blockIdx.x) % a.splits;
-  const int64_t mtile = int64_t(int(blockIdx.x) / a.splits) * kWarpsPerBlock + int(threadIdx.x) / 32;
+  const int split = block % a.splits;
+  const int64_t mtile = int64_t(block / a.splits) * kWarpsPerBlock + int(threadIdx.x) / 32;
   const bool owns_tile = mtile < mtiles;  // a warp past the last tile still helps quantize
   const int64_t kblocks = a.k / 128;
   const int64_t per_split = kblocks / a.splits;
@@ -309,6 +312,22 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 4) fp8_linear_fused_kerne
     finish_pass<NT>(a, base, split, m0, m1, t, acc);
   }
   if (owns_tile && a.splits > 1) sum_splits(a, mtile, lane);
+}
+
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, 4) fp8_linear_fused_kernel(LinearArgs a, LinearInput in) {
+  fused_linear_block(a, in, int(blockIdx.x));
+}
+
+// Two one-launch linears of the same input in one grid (the shared expert's w1 and w3): the first a_blocks blocks
+// are a's, the rest b's. Each keeps its own grid, splits, partials and arrival counters, so each output's bits are
+// those of its own launch; one launch's fixed cost (about 2.5 us alone, H200) is saved.
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, 4) fp8_linear_fused_pair_kernel(LinearArgs a, LinearArgs b,
+                                                                                       int a_blocks, LinearInput in) {
+  if (int(blockIdx.x) < a_blocks) {
+    fused_linear_block(a, in, int(blockIdx.x));
+  } else {
+    fused_linear_block(b, in, int(blockIdx.x) - a_blocks);
+  }
 }
 
 size_t align256(size_t b) { return (b + 255) / 256 * 256; }
@@ -359,9 +378,18 @@ void act_quant_e4m3(const uint16_t* x, int64_t rows, int64_t k, uint8_t* codes, 
   quantize_rows(x, k, rows, k, codes, scales, stream);
 }
 
-void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* workspace, int rows_per_pass,
-                Stream stream, Fp8Quantize quantize) {
-  if (rows == 0) return;
+namespace {
+
+// A call's kernel arguments: the workspace carved into arrival counters, quantized rows, scales and partials.
+struct Call {
+  LinearArgs a;
+  LinearInput in;
+  int64_t per_split;
+  uint8_t* xq;  // a.xq and a.xs, writable (the quantization kernel's output)
+  float* xs;
+};
+
+Call prepare_call(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* workspace) {
   PLUMB_CHECK(w.n % 16 == 0 && w.k % 128 == 0 && w.k >= 128);
   auto* base = static_cast<uint8_t*>(workspace);
   auto* arrivals = reinterpret_cast<unsigned*>(base);
@@ -376,12 +404,34 @@ void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* 
                                                                 : control_none;
   const int64_t x_stride = io.x_stride ? io.x_stride : w.k;
   PLUMB_CHECK(x_stride >= w.k);
-  LinearArgs a{w.codes, w.scales, w.n, w.k, xq, xs, rows, fp8_linear_splits(w.n, w.k), partial,
-               io.arrivals ? io.arrivals : arrivals,
-               io.y, io.y_f32, io.round_bf16, io.y_stride ? io.y_stride : w.n, io.output_scale, control};
-  const LinearInput in{io.x, io.x_f32, x_stride};
+  const LinearArgs a{w.codes, w.scales, w.n, w.k, xq, xs, rows, fp8_linear_splits(w.n, w.k), partial,
+                     io.arrivals ? io.arrivals : arrivals,
+                     io.y, io.y_f32, io.round_bf16, io.y_stride ? io.y_stride : w.n, io.output_scale, control};
+  return {a, LinearInput{io.x, io.x_f32, x_stride}, w.k / 128 / a.splits, xq, xs};
+}
+
+// PLUMB_FP8_PAIR=0 launches fp8_linear_pair's two linears one after the other (an A/B switch; same bits).
+bool pair_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("PLUMB_FP8_PAIR");
+    return !(v && std::string(v) == "0");
+  }();
+  return on;
+}
+
+}  // namespace
+
+void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* workspace, int rows_per_pass,
+                Stream stream, Fp8Quantize quantize) {
+  if (rows == 0) return;
+  const Call call = prepare_call(w, io, rows, workspace);
+  const LinearArgs& a = call.a;
+  const LinearInput& in = call.in;
+  const int64_t per_split = call.per_split;
+  const int64_t x_stride = in.stride;
+  uint8_t* xq = call.xq;
+  float* xs = call.xs;
   if (rows_per_pass == 0) rows_per_pass = rows <= 8 ? 8 : rows <= 16 ? 16 : 32;
-  const int64_t per_split = w.k / 128 / a.splits;
   if (rows_per_pass == 8 && quantize_in_linear(quantize, per_split)) {
     const size_t smem = pass_acts_bytes(8, per_split);
     if (smem > kMaxPassBytes)
@@ -407,6 +457,27 @@ void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* 
     case 32: launch(stream, "fp8_linear", fp8_linear_kernel<4>, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
     default: fail("fp8_linear: rows_per_pass must be 8, 16 or 32, got {}", rows_per_pass);
   }
+}
+
+void fp8_linear_pair(const Fp8WeightView& w1, const LinearIo& io1, void* workspace1, const Fp8WeightView& w2,
+                     const LinearIo& io2, void* workspace2, int64_t rows, Stream stream) {
+  if (rows == 0) return;
+  const Call c1 = prepare_call(w1, io1, rows, workspace1), c2 = prepare_call(w2, io2, rows, workspace2);
+  const bool one_launch = pair_enabled() && rows <= 8 && io1.x == io2.x && io1.x_f32 == io2.x_f32 &&
+                          c1.in.stride == c2.in.stride && w1.k == w2.k && c1.per_split == c2.per_split &&
+                          quantize_in_linear(Fp8Quantize::automatic, c1.per_split) &&
+                          pass_acts_bytes(8, c1.per_split) <= kMaxPassBytes;
+  if (!one_launch) {
+    fp8_linear(w1, io1, rows, workspace1, 0, stream);
+    fp8_linear(w2, io2, rows, workspace2, 0, stream);
+    return;
+  }
+  allow_shared_bytes<fp8_linear_fused_pair_kernel, kMaxPassBytes>();
+  const auto blocks = [](const Call& c) {
+    return int((c.a.n / 16 + kWarpsPerBlock - 1) / kWarpsPerBlock * c.a.splits);
+  };
+  launch(stream, "fp8_linear_fused_pair", fp8_linear_fused_pair_kernel, dim3(unsigned(blocks(c1) + blocks(c2))),
+         dim3(kWarpsPerBlock * 32), pass_acts_bytes(8, c1.per_split), c1.a, c2.a, blocks(c1), c1.in);
 }
 
 void fp8_linear(const Fp8WeightView& w, const uint16_t* x, int64_t rows, uint16_t* y, void* workspace,
