@@ -1,6 +1,9 @@
+#include <cooperative_groups.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
@@ -93,12 +96,12 @@ __host__ __device__ constexpr size_t pass_acts_bytes(int rows, int64_t per_split
   return size_t(rows) * (size_t(pass_row_bytes(per_split)) + size_t(per_split) * sizeof(float));
 }
 
-// The block's warps quantize the pass's rows over the split's K blocks, one (row, K block) at a time, exactly as
-// act_quant_kernel would; rows past the end get zero codes and scales.
+// Warps quantize the pass's rows over the split's K blocks, one (row, K block) at a time (warp w of `warps` takes
+// items w, w + warps, ...), exactly as act_quant_kernel would; rows past the end get zero codes and scales.
 __device__ __forceinline__ void quantize_pass(const LinearArgs& a, const LinearInput& in, int64_t base,
-                                              int pass_rows, int64_t kb0, const PassActs& s) {
+                                              int pass_rows, int64_t kb0, const PassActs& s, int warp, int warps) {
   const int lane = threadIdx.x % 32, items = pass_rows * s.per_split;
-  for (int item = int(threadIdx.x) / 32; item < items; item += kWarpsPerBlock) {
+  for (int item = warp; item < items; item += warps) {
     const int r = item / s.per_split, j = item % s.per_split;
     const int64_t row = base + r;
     uint32_t packed = 0;
@@ -268,13 +271,15 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) fp8_line
   if (a.splits > 1) sum_splits(a, mtile, lane);
 }
 
-// The one-launch kernel: a block's four warps share one K split and own 16 output features each, and for each
-// pass of 8 rows the block first quantizes the rows over that split into shared memory (no act_quant launch).
-// Every block pays for that quantization, so fp8_linear picks it only where that costs less than the launch saved.
-// One block of the one-launch kernel (block numbers its place in this linear's grid).
+constexpr int kPassRows = 8;  // the one-launch kernels' rows a pass
+
+// One block of the one-launch kernel (block numbers its place in this linear's grid): a block's four warps share one
+// K split and own 16 output features each, and for each pass of 8 rows the block first quantizes the rows over that
+// split into shared memory (no act_quant launch). Every block pays for that quantization, so fp8_linear picks it
+// only where that costs less than the launch saved.
 __device__ __forceinline__ void fused_linear_block(const LinearArgs& a, const LinearInput& in, int block) {
   extern __shared__ __align__(16) uint8_t pass_smem[];
-  constexpr int NT = 1, kPassRows = 8;
+  constexpr int NT = 1;
   const int mtiles = int(a.n / 16);
   const int split = block % a.splits;
   const int64_t mtile = int64_t(block / a.splits) * kWarpsPerBlock + int(threadIdx.x) / 32;
@@ -296,7 +301,7 @@ __device__ __forceinline__ void fused_linear_block(const LinearArgs& a, const Li
     BlockLoad<NT> cur, nxt;
     if (owns_tile) load_weights(a, m0, m1, kb0, t, cur.w);  // in flight while the block quantizes
     if (base > 0) __syncthreads();                          // the last pass has read its activations
-    quantize_pass(a, in, base, kPassRows, kb0, s);
+    quantize_pass(a, in, base, kPassRows, kb0, s, int(threadIdx.x) / 32, kWarpsPerBlock);
     __syncthreads();
     if (!owns_tile) continue;
     float acc[NT][4] = {};
@@ -327,6 +332,93 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 4) fp8_linear_fused_pair_
     fused_linear_block(a, in, int(blockIdx.x));
   } else {
     fused_linear_block(b, in, int(blockIdx.x) - a_blocks);
+  }
+}
+
+// The one-launch linear with its K splits summed in a thread block cluster of C blocks (splits = 4 C): a block's
+// four warps take four consecutive splits of one 16-feature tile, and a cluster all of the tile's splits. Each warp
+// quantizes its split's rows into its own shared region, leaves its sums in its block's shared memory, and the
+// cluster's first block adds them up in ascending split order from the blocks' shared memory, as sum_splits does
+// from global memory, so the bits are the same. There are no global partials, no fence and no arrival atomic: in
+// the kernel above the stalls on those and on the barrier before them were 45% of its samples (ncu source page,
+// wq_a at one row, H200, session 11 call 1).
+constexpr int kPassSums = kPassRows * 16;
+
+__host__ __device__ constexpr size_t cluster_region_bytes(int64_t per_split) {
+  return (pass_acts_bytes(kPassRows, per_split) + 15) / 16 * 16;
+}
+__host__ __device__ constexpr size_t cluster_smem_bytes(int64_t per_split) {
+  return kWarpsPerBlock * (cluster_region_bytes(per_split) + kPassSums * sizeof(float));
+}
+
+template <int C>
+__device__ __forceinline__ void cluster_linear_block(const LinearArgs& a, const LinearInput& in, int block) {
+  extern __shared__ __align__(16) uint8_t cluster_smem[];
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
+  const int rank = int(cluster.block_rank());
+  const int split = rank * kWarpsPerBlock + warp;
+  const int64_t mtile = block / C;
+  const int64_t per_split = a.k / 128 / a.splits, kb0 = split * per_split;
+  uint8_t* mine = cluster_smem + warp * cluster_region_bytes(per_split);
+  const PassActs s{mine, reinterpret_cast<float*>(mine + kPassRows * pass_row_bytes(per_split)),
+                   pass_row_bytes(per_split), int(per_split)};
+  float* sums = reinterpret_cast<float*>(cluster_smem + kWarpsPerBlock * cluster_region_bytes(per_split));
+  wait_for_earlier_kernels();
+  allow_next_kernel();
+  const int64_t kb1 = kb0 + per_split - (a.control == control_drop_last && split == a.splits - 1 ? 1 : 0);
+  const int64_t m0 = mtile * 16 + g, m1 = m0 + 8;
+  const uint8_t* wscale_row = a.wscale + ((mtile * 16) / 128) * ((a.k + 127) / 128);
+
+  for (int64_t base = 0; base < a.rows; base += kPassRows) {
+    BlockLoad<1> cur, nxt;
+    load_weights(a, m0, m1, kb0, t, cur.w);  // in flight while the warp quantizes
+    quantize_pass(a, in, base, kPassRows, kb0, s, 0, 1);
+    __syncwarp();
+    float acc[1][4] = {};
+    load_acts_shared<1>(a, s, 0, g, t, cur);
+    for (int64_t kb = kb0; kb < kb1; ++kb) {
+      if (kb + 1 < kb1) {
+        load_weights(a, m0, m1, kb + 1, t, nxt.w);
+        load_acts_shared<1>(a, s, int(kb + 1 - kb0), g, t, nxt);
+      }
+      mma_block<1>(cur, e8m0_value(wscale_row[kb]), acc);
+      cur = nxt;
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j)  // acc[j]: row 2t + (j & 1), feature g, or g + 8 for j >= 2
+      sums[warp * kPassSums + (2 * t + (j & 1)) * 16 + g + (j < 2 ? 0 : 8)] = acc[0][j];
+    cluster.sync();
+    const int64_t row = base + int(threadIdx.x) / 16;
+    if (rank == 0 && int(threadIdx.x) < kPassSums && row < a.rows) {
+      float v[4 * C];
+#pragma unroll
+      for (int sp = 0; sp < 4 * C; ++sp)
+        v[sp] = cluster.map_shared_rank(sums, sp / kWarpsPerBlock)[(sp % kWarpsPerBlock) * kPassSums + threadIdx.x];
+      float sum = v[0];
+#pragma unroll
+      for (int sp = 1; sp < 4 * C; ++sp) sum += v[sp];
+      store_output(a, row, mtile * 16 + int(threadIdx.x) % 16, sum);
+    }
+    cluster.sync();  // the first block has read every block's sums (and the warps their activations)
+  }
+}
+
+template <int C>
+__global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(kWarpsPerBlock * 32, 4)
+    fp8_linear_cluster_kernel(LinearArgs a, LinearInput in) {
+  cluster_linear_block<C>(a, in, int(blockIdx.x));
+}
+
+// The shared expert's pair on cluster_linear_block (both linears with 4 C splits, so no cluster straddles them).
+template <int C>
+__global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(kWarpsPerBlock * 32, 4)
+    fp8_linear_cluster_pair_kernel(LinearArgs a, LinearArgs b, int a_blocks, LinearInput in) {
+  if (int(blockIdx.x) < a_blocks) {
+    cluster_linear_block<C>(a, in, int(blockIdx.x));
+  } else {
+    cluster_linear_block<C>(b, in, int(blockIdx.x) - a_blocks);
   }
 }
 
@@ -419,6 +511,38 @@ bool pair_enabled() {
   return on;
 }
 
+// PLUMB_FP8_CLUSTER=0 keeps the one-launch linears on the kernels that sum splits through global memory (an A/B
+// switch; the bits are the same either way).
+bool cluster_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("PLUMB_FP8_CLUSTER");
+    return !(v && std::string(v) == "0");
+  }();
+  return on;
+}
+
+// The cluster kernels' blocks a cluster for a call (4 splits a block, at most 8 blocks: the portable cluster size),
+// or 0 where they do not apply.
+int cluster_blocks(const Call& c) {
+  constexpr size_t kDefaultSharedBytes = 48 << 10;
+  const int splits = c.a.splits;
+  const bool fits = splits % kWarpsPerBlock == 0 && splits <= 8 * kWarpsPerBlock &&
+                    cluster_smem_bytes(c.per_split) <= kDefaultSharedBytes;
+  return cluster_enabled() && fits ? splits / kWarpsPerBlock : 0;
+}
+
+// Calls f(std::integral_constant<int, C>) for a cluster size C of 1, 2, 4 or 8.
+template <typename F>
+void with_cluster_size(int c, F&& f) {
+  switch (c) {
+    case 1: f(std::integral_constant<int, 1>{}); break;
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 4: f(std::integral_constant<int, 4>{}); break;
+    case 8: f(std::integral_constant<int, 8>{}); break;
+    default: fail("fp8_linear: no cluster kernel for {} blocks a cluster", c);
+  }
+}
+
 }  // namespace
 
 void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* workspace, int rows_per_pass,
@@ -432,7 +556,15 @@ void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* 
   uint8_t* xq = call.xq;
   float* xs = call.xs;
   if (rows_per_pass == 0) rows_per_pass = rows <= 8 ? 8 : rows <= 16 ? 16 : 32;
-  if (rows_per_pass == 8 && quantize_in_linear(quantize, per_split)) {
+  const bool one_launch = rows_per_pass == 8 && quantize_in_linear(quantize, per_split);
+  if (const int c = one_launch ? cluster_blocks(call) : 0) {
+    with_cluster_size(c, [&](auto size) {
+      launch(stream, "fp8_linear_cluster", fp8_linear_cluster_kernel<size()>, dim3(unsigned(w.n / 16 * c)),
+             dim3(kWarpsPerBlock * 32), cluster_smem_bytes(per_split), a, in);
+    });
+    return;
+  }
+  if (one_launch) {
     const size_t smem = pass_acts_bytes(8, per_split);
     if (smem > kMaxPassBytes)
       fail("fp8_linear: a {}x{} weight needs {} bytes of shared memory a pass (at most {})", w.n, w.k, smem,
@@ -470,6 +602,16 @@ void fp8_linear_pair(const Fp8WeightView& w1, const LinearIo& io1, void* workspa
   if (!one_launch) {
     fp8_linear(w1, io1, rows, workspace1, 0, stream);
     fp8_linear(w2, io2, rows, workspace2, 0, stream);
+    return;
+  }
+  const int c = cluster_blocks(c1);
+  if (c && c2.a.splits == c1.a.splits) {
+    const int a_blocks = int(c1.a.n / 16 * c);
+    with_cluster_size(c, [&](auto size) {
+      launch(stream, "fp8_linear_cluster_pair", fp8_linear_cluster_pair_kernel<size()>,
+             dim3(unsigned(a_blocks + c2.a.n / 16 * c)), dim3(kWarpsPerBlock * 32), cluster_smem_bytes(c1.per_split),
+             c1.a, c2.a, a_blocks, c1.in);
+    });
     return;
   }
   allow_shared_bytes<fp8_linear_fused_pair_kernel, kMaxPassBytes>();
