@@ -351,7 +351,31 @@ __host__ __device__ constexpr size_t cluster_smem_bytes(int64_t per_split) {
   return kWarpsPerBlock * (cluster_region_bytes(per_split) + kPassSums * sizeof(float));
 }
 
-template <int C>
+// One warp quantizes its split's P K blocks of the pass's rows as quantize_pass does, with a K block's loads of the
+// pass's rows issued together (a warp has 8 rows to quantize here, where quantize_pass gives each warp 2).
+template <int P>
+__device__ __forceinline__ void quantize_split(const LinearArgs& a, const LinearInput& in, int64_t base, int64_t kb0,
+                                               const PassActs& s) {
+  const int lane = int(threadIdx.x) % 32;
+#pragma unroll
+  for (int j = 0; j < P; ++j) {
+    float v[kPassRows][4];
+#pragma unroll
+    for (int r = 0; r < kPassRows; ++r)
+      if (base + r < a.rows) load_activations_4(in.x, in.f32, (base + r) * in.stride + (kb0 + j) * 128 + lane * 4, v[r]);
+#pragma unroll
+    for (int r = 0; r < kPassRows; ++r) {
+      uint32_t packed = 0;
+      const float scale = base + r < a.rows ? quantize_block_128(v[r], packed) : 0.0f;
+      *reinterpret_cast<uint32_t*>(s.codes + r * s.row_bytes + j * 128 + lane * 4) = packed;
+      if (lane == 0) s.scales[r * P + j] = scale;
+    }
+  }
+}
+
+// C blocks a cluster, P K blocks a split. A warp's weights (P K blocks of its 16 features) are read before the PDL
+// wait: constant weights may be (dependent_launch.cuh).
+template <int C, int P>
 __device__ __forceinline__ void cluster_linear_block(const LinearArgs& a, const LinearInput& in, int block) {
   extern __shared__ __align__(16) uint8_t cluster_smem[];
   namespace cg = cooperative_groups;
@@ -359,32 +383,33 @@ __device__ __forceinline__ void cluster_linear_block(const LinearArgs& a, const 
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
   const int rank = int(cluster.block_rank());
   const int split = rank * kWarpsPerBlock + warp;
-  const int64_t mtile = block / C;
-  const int64_t per_split = a.k / 128 / a.splits, kb0 = split * per_split;
-  uint8_t* mine = cluster_smem + warp * cluster_region_bytes(per_split);
-  const PassActs s{mine, reinterpret_cast<float*>(mine + kPassRows * pass_row_bytes(per_split)),
-                   pass_row_bytes(per_split), int(per_split)};
-  float* sums = reinterpret_cast<float*>(cluster_smem + kWarpsPerBlock * cluster_region_bytes(per_split));
+  const int64_t mtile = block / C, kb0 = int64_t(split) * P;
+  const int64_t m0 = mtile * 16 + g, m1 = m0 + 8;
+  const int blocks = P - (a.control == control_drop_last && split == a.splits - 1 ? 1 : 0);
+  uint4 w[P][2][2];
+  float sw[P];
+#pragma unroll
+  for (int j = 0; j < P; ++j) {
+    load_weights(a, m0, m1, kb0 + j, t, w[j]);
+    sw[j] = e8m0_value(a.wscale[((mtile * 16) / 128) * ((a.k + 127) / 128) + kb0 + j]);
+  }
+  uint8_t* mine = cluster_smem + warp * cluster_region_bytes(P);
+  const PassActs s{mine, reinterpret_cast<float*>(mine + kPassRows * pass_row_bytes(P)), pass_row_bytes(P), P};
+  float* sums = reinterpret_cast<float*>(cluster_smem + kWarpsPerBlock * cluster_region_bytes(P));
   wait_for_earlier_kernels();
   allow_next_kernel();
-  const int64_t kb1 = kb0 + per_split - (a.control == control_drop_last && split == a.splits - 1 ? 1 : 0);
-  const int64_t m0 = mtile * 16 + g, m1 = m0 + 8;
-  const uint8_t* wscale_row = a.wscale + ((mtile * 16) / 128) * ((a.k + 127) / 128);
 
   for (int64_t base = 0; base < a.rows; base += kPassRows) {
-    BlockLoad<1> cur, nxt;
-    load_weights(a, m0, m1, kb0, t, cur.w);  // in flight while the warp quantizes
-    quantize_pass(a, in, base, kPassRows, kb0, s, 0, 1);
+    quantize_split<P>(a, in, base, kb0, s);
     __syncwarp();
     float acc[1][4] = {};
-    load_acts_shared<1>(a, s, 0, g, t, cur);
-    for (int64_t kb = kb0; kb < kb1; ++kb) {
-      if (kb + 1 < kb1) {
-        load_weights(a, m0, m1, kb + 1, t, nxt.w);
-        load_acts_shared<1>(a, s, int(kb + 1 - kb0), g, t, nxt);
-      }
-      mma_block<1>(cur, e8m0_value(wscale_row[kb]), acc);
-      cur = nxt;
+#pragma unroll
+    for (int j = 0; j < P; ++j) {
+      if (j >= blocks) break;
+      BlockLoad<1> cur;
+      for (int c = 0; c < 2; ++c) cur.w[c][0] = w[j][c][0], cur.w[c][1] = w[j][c][1];
+      load_acts_shared<1>(a, s, j, g, t, cur);
+      mma_block<1>(cur, sw[j], acc);
     }
 #pragma unroll
     for (int j = 0; j < 4; ++j)  // acc[j]: row 2t + (j & 1), feature g, or g + 8 for j >= 2
@@ -401,24 +426,24 @@ __device__ __forceinline__ void cluster_linear_block(const LinearArgs& a, const 
       for (int sp = 1; sp < 4 * C; ++sp) sum += v[sp];
       store_output(a, row, mtile * 16 + int(threadIdx.x) % 16, sum);
     }
-    cluster.sync();  // the first block has read every block's sums (and the warps their activations)
+    cluster.sync();  // the first block has read every block's sums (and each warp its activations)
   }
 }
 
-template <int C>
+template <int C, int P>
 __global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(kWarpsPerBlock * 32, 4)
     fp8_linear_cluster_kernel(LinearArgs a, LinearInput in) {
-  cluster_linear_block<C>(a, in, int(blockIdx.x));
+  cluster_linear_block<C, P>(a, in, int(blockIdx.x));
 }
 
 // The shared expert's pair on cluster_linear_block (both linears with 4 C splits, so no cluster straddles them).
-template <int C>
+template <int C, int P>
 __global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(kWarpsPerBlock * 32, 4)
     fp8_linear_cluster_pair_kernel(LinearArgs a, LinearArgs b, int a_blocks, LinearInput in) {
   if (int(blockIdx.x) < a_blocks) {
-    cluster_linear_block<C>(a, in, int(blockIdx.x));
+    cluster_linear_block<C, P>(a, in, int(blockIdx.x));
   } else {
-    cluster_linear_block<C>(b, in, int(blockIdx.x) - a_blocks);
+    cluster_linear_block<C, P>(b, in, int(blockIdx.x) - a_blocks);
   }
 }
 
@@ -526,20 +551,29 @@ bool cluster_enabled() {
 int cluster_blocks(const Call& c) {
   constexpr size_t kDefaultSharedBytes = 48 << 10;
   const int splits = c.a.splits;
-  const bool fits = splits % kWarpsPerBlock == 0 && splits <= 8 * kWarpsPerBlock &&
+  const bool fits = splits % kWarpsPerBlock == 0 && splits <= 8 * kWarpsPerBlock && c.per_split <= 2 &&
                     cluster_smem_bytes(c.per_split) <= kDefaultSharedBytes;
   return cluster_enabled() && fits ? splits / kWarpsPerBlock : 0;
 }
 
-// Calls f(std::integral_constant<int, C>) for a cluster size C of 1, 2, 4 or 8.
+// Calls f(std::integral_constant<int, C>, std::integral_constant<int, P>) for a cluster size C of 1, 2, 4 or 8 and
+// P of 1 or 2 K blocks a split.
 template <typename F>
-void with_cluster_size(int c, F&& f) {
-  switch (c) {
-    case 1: f(std::integral_constant<int, 1>{}); break;
-    case 2: f(std::integral_constant<int, 2>{}); break;
-    case 4: f(std::integral_constant<int, 4>{}); break;
-    case 8: f(std::integral_constant<int, 8>{}); break;
-    default: fail("fp8_linear: no cluster kernel for {} blocks a cluster", c);
+void with_cluster_shape(int c, int64_t per_split, F&& f) {
+  const auto with_c = [&](auto p) {
+    switch (c) {
+      case 1: f(std::integral_constant<int, 1>{}, p); break;
+      case 2: f(std::integral_constant<int, 2>{}, p); break;
+      case 4: f(std::integral_constant<int, 4>{}, p); break;
+      case 8: f(std::integral_constant<int, 8>{}, p); break;
+      default: fail("fp8_linear: no cluster kernel for {} blocks a cluster", c);
+    }
+  };
+  if (per_split == 1) {
+    with_c(std::integral_constant<int, 1>{});
+  } else {
+    PLUMB_CHECK(per_split == 2);
+    with_c(std::integral_constant<int, 2>{});
   }
 }
 
@@ -558,8 +592,8 @@ void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* 
   if (rows_per_pass == 0) rows_per_pass = rows <= 8 ? 8 : rows <= 16 ? 16 : 32;
   const bool one_launch = rows_per_pass == 8 && quantize_in_linear(quantize, per_split);
   if (const int c = one_launch ? cluster_blocks(call) : 0) {
-    with_cluster_size(c, [&](auto size) {
-      launch(stream, "fp8_linear_cluster", fp8_linear_cluster_kernel<size()>, dim3(unsigned(w.n / 16 * c)),
+    with_cluster_shape(c, per_split, [&](auto size, auto blocks) {
+      launch(stream, "fp8_linear_cluster", fp8_linear_cluster_kernel<size(), blocks()>, dim3(unsigned(w.n / 16 * c)),
              dim3(kWarpsPerBlock * 32), cluster_smem_bytes(per_split), a, in);
     });
     return;
@@ -607,8 +641,8 @@ void fp8_linear_pair(const Fp8WeightView& w1, const LinearIo& io1, void* workspa
   const int c = cluster_blocks(c1);
   if (c && c2.a.splits == c1.a.splits) {
     const int a_blocks = int(c1.a.n / 16 * c);
-    with_cluster_size(c, [&](auto size) {
-      launch(stream, "fp8_linear_cluster_pair", fp8_linear_cluster_pair_kernel<size()>,
+    with_cluster_shape(c, c1.per_split, [&](auto size, auto blocks) {
+      launch(stream, "fp8_linear_cluster_pair", fp8_linear_cluster_pair_kernel<size(), blocks()>,
              dim3(unsigned(a_blocks + c2.a.n / 16 * c)), dim3(kWarpsPerBlock * 32), cluster_smem_bytes(c1.per_split),
              c1.a, c2.a, a_blocks, c1.in);
     });
