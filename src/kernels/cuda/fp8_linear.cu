@@ -1,6 +1,8 @@
 #include <cooperative_groups.h>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
@@ -417,28 +419,35 @@ __device__ __forceinline__ void cluster_linear_block(const LinearArgs& a, const 
     cluster.sync();
     const int64_t row = base + int(threadIdx.x) / 16;
     if (rank == 0 && int(threadIdx.x) < kPassSums && row < a.rows) {
-      float v[4 * C];
+      float sum = 0.0f;
 #pragma unroll
-      for (int sp = 0; sp < 4 * C; ++sp)
-        v[sp] = cluster.map_shared_rank(sums, sp / kWarpsPerBlock)[(sp % kWarpsPerBlock) * kPassSums + threadIdx.x];
-      float sum = v[0];
-#pragma unroll
-      for (int sp = 1; sp < 4 * C; ++sp) sum += v[sp];
+      for (int b = 0; b < C; ++b) {  // a block's four sums loaded together, added in split order
+        const float* theirs = cluster.map_shared_rank(sums, b) + threadIdx.x;
+        const float v[4] = {theirs[0], theirs[kPassSums], theirs[2 * kPassSums], theirs[3 * kPassSums]};
+        sum = b == 0 ? v[0] : sum + v[0];
+        sum = sum + v[1];
+        sum = sum + v[2];
+        sum = sum + v[3];
+      }
       store_output(a, row, mtile * 16 + int(threadIdx.x) % 16, sum);
     }
     cluster.sync();  // the first block has read every block's sums (and each warp its activations)
   }
 }
 
+// Five blocks a multiprocessor with one K block a split (at most 102 registers): at four, wq_a's 64 clusters of 8
+// did not fit one wave (62 clusters did, ncu, session 11 call 2).
+constexpr int cluster_blocks_per_sm(int p) { return p == 1 ? 5 : 4; }
+
 template <int C, int P>
-__global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(kWarpsPerBlock * 32, 4)
+__global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(kWarpsPerBlock * 32, cluster_blocks_per_sm(P))
     fp8_linear_cluster_kernel(LinearArgs a, LinearInput in) {
   cluster_linear_block<C, P>(a, in, int(blockIdx.x));
 }
 
 // The shared expert's pair on cluster_linear_block (both linears with 4 C splits, so no cluster straddles them).
 template <int C, int P>
-__global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(kWarpsPerBlock * 32, 4)
+__global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(kWarpsPerBlock * 32, cluster_blocks_per_sm(P))
     fp8_linear_cluster_pair_kernel(LinearArgs a, LinearArgs b, int a_blocks, LinearInput in) {
   if (int(blockIdx.x) < a_blocks) {
     cluster_linear_block<C, P>(a, in, int(blockIdx.x));
@@ -556,6 +565,23 @@ int cluster_blocks(const Call& c) {
   return cluster_enabled() && fits ? splits / kWarpsPerBlock : 0;
 }
 
+// How many clusters of c blocks of the kernel are resident at once (asked once a kernel): a grid of more runs in
+// waves, and a second wave costs more than the cluster saves (ncu, session 11 call 2: wq_a's 64 clusters of 8 where
+// 62 fit, the shared expert's pair's 256 clusters of 4 where 124 fit).
+int resident_clusters(const void* kernel, int c, size_t shared_bytes) {
+  static std::mutex mutex;
+  static std::map<const void*, int> known;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (const auto it = known.find(kernel); it != known.end()) return it->second;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(unsigned(c));
+  config.blockDim = dim3(kWarpsPerBlock * 32);
+  config.dynamicSmemBytes = shared_bytes;
+  int clusters = 0;
+  PLUMB_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
+  return known[kernel] = clusters;
+}
+
 // Calls f(std::integral_constant<int, C>, std::integral_constant<int, P>) for a cluster size C of 1, 2, 4 or 8 and
 // P of 1 or 2 K blocks a split.
 template <typename F>
@@ -592,11 +618,16 @@ void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* 
   if (rows_per_pass == 0) rows_per_pass = rows <= 8 ? 8 : rows <= 16 ? 16 : 32;
   const bool one_launch = rows_per_pass == 8 && quantize_in_linear(quantize, per_split);
   if (const int c = one_launch ? cluster_blocks(call) : 0) {
+    bool launched = false;
     with_cluster_shape(c, per_split, [&](auto size, auto blocks) {
-      launch(stream, "fp8_linear_cluster", fp8_linear_cluster_kernel<size(), blocks()>, dim3(unsigned(w.n / 16 * c)),
-             dim3(kWarpsPerBlock * 32), cluster_smem_bytes(per_split), a, in);
+      const auto kernel = fp8_linear_cluster_kernel<size(), blocks()>;
+      const size_t smem = cluster_smem_bytes(per_split);
+      if (w.n / 16 > resident_clusters(reinterpret_cast<const void*>(kernel), c, smem)) return;
+      launch(stream, "fp8_linear_cluster", kernel, dim3(unsigned(w.n / 16 * c)), dim3(kWarpsPerBlock * 32), smem, a,
+             in);
+      launched = true;
     });
-    return;
+    if (launched) return;
   }
   if (one_launch) {
     const size_t smem = pass_acts_bytes(8, per_split);
@@ -641,12 +672,16 @@ void fp8_linear_pair(const Fp8WeightView& w1, const LinearIo& io1, void* workspa
   const int c = cluster_blocks(c1);
   if (c && c2.a.splits == c1.a.splits) {
     const int a_blocks = int(c1.a.n / 16 * c);
+    bool launched = false;
     with_cluster_shape(c, c1.per_split, [&](auto size, auto blocks) {
-      launch(stream, "fp8_linear_cluster_pair", fp8_linear_cluster_pair_kernel<size(), blocks()>,
-             dim3(unsigned(a_blocks + c2.a.n / 16 * c)), dim3(kWarpsPerBlock * 32), cluster_smem_bytes(c1.per_split),
-             c1.a, c2.a, a_blocks, c1.in);
+      const auto kernel = fp8_linear_cluster_pair_kernel<size(), blocks()>;
+      const size_t smem = cluster_smem_bytes(c1.per_split);
+      if ((c1.a.n + c2.a.n) / 16 > resident_clusters(reinterpret_cast<const void*>(kernel), c, smem)) return;
+      launch(stream, "fp8_linear_cluster_pair", kernel, dim3(unsigned(a_blocks + c2.a.n / 16 * c)),
+             dim3(kWarpsPerBlock * 32), smem, c1.a, c2.a, a_blocks, c1.in);
+      launched = true;
     });
-    return;
+    if (launched) return;
   }
   allow_shared_bytes<fp8_linear_fused_pair_kernel, kMaxPassBytes>();
   const auto blocks = [](const Call& c) {
