@@ -6,20 +6,18 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/cuda/fp8_linear.h"
+#include "kernels/cuda/fp8_linear_device.cuh"
 #include "kernels/cuda/launch.cuh"
-#include "kernels/cuda/mma_fp8.cuh"
 #include "kernels/cuda/zero.h"
 
 namespace plumb::cuda {
+using namespace fp8_detail;
 namespace {
-
-constexpr int kWarpsPerBlock = 4;
 
 const kernels::ControlId kDropLastKBlock =
     kernels::register_control("fp8_linear_cuda", "drop_last_k_block", "the last 128-wide K block is skipped");
 const kernels::ControlId kRowsReadPassFirstRow =
     kernels::register_control("fp8_linear_cuda", "rows_read_pass_first_row", "every row of a pass reads the pass's first row");
-enum : int { control_none = 0, control_drop_last = 1, control_first_row = 2 };
 
 __device__ __forceinline__ float input_value(const uint16_t* x, int64_t i) { return bf16_bits_to_float(x[i]); }
 __device__ __forceinline__ float input_value(const float* x, int64_t i) { return x[i]; }
@@ -42,63 +40,12 @@ __global__ void act_quant_kernel(const T* __restrict__ x, int64_t x_stride, int6
   if (lane == 0) scales[row * kblocks + kb] = scale;
 }
 
-struct LinearArgs {
-  const uint8_t* w;
-  const uint8_t* wscale;
-  int64_t n, k;
-  const uint8_t* xq;    // e4m3 [rows, k] (the two-launch kernel; the fused one reads LinearInput)
-  const float* xs;      // [rows, k / 128] pow2 scales
-  int64_t rows;
-  int splits;
-  float* partial;       // [splits, rows, n] when splits > 1
-  unsigned* arrivals;   // [n / 16] split arrival counters, zero between calls
-  void* y;              // [rows, y_stride], bf16 bits or float32
-  bool y_f32, round_bf16;
-  int64_t y_stride;
-  float output_scale;
-  int control;          // planted control (kernels/control.h), control_none in production
-};
-
-// The unquantized activations the fused kernel reads: [rows, stride], bf16 bits or float32. (A separate kernel
-// argument: in LinearArgs they cost the two-launch kernel registers and spills.)
-struct LinearInput {
-  const void* x;
-  bool f32;
-  int64_t stride;
-};
-
-__device__ __forceinline__ void store_output(const LinearArgs& a, int64_t row, int64_t m, float acc) {
-  float v = a.round_bf16 ? bf16_bits_to_float(float_to_bf16_bits(acc)) : acc;
-  if (a.output_scale != 1.0f) {
-    v *= a.output_scale;
-    if (a.round_bf16) v = bf16_bits_to_float(float_to_bf16_bits(v));
-  }
-  if (a.y_f32) {
-    static_cast<float*>(a.y)[row * a.y_stride + m] = v;
-  } else {
-    static_cast<uint16_t*>(a.y)[row * a.y_stride + m] = float_to_bf16_bits(v);
-  }
-}
-
-// A block's quantized activations for one pass: its split's K blocks of the pass's rows, as e4m3 codes with a
-// 64-byte pad after each row (the 8 rows a warp reads at once then fall in different banks), and the scales.
-struct PassActs {
-  uint8_t* codes;  // [pass rows][row_bytes]
-  float* scales;   // [pass rows][per_split]
-  int row_bytes, per_split;
-};
-
-__host__ __device__ constexpr int pass_row_bytes(int64_t per_split) { return int(per_split) * 128 + 64; }
-__host__ __device__ constexpr size_t pass_acts_bytes(int rows, int64_t per_split) {
-  return size_t(rows) * (size_t(pass_row_bytes(per_split)) + size_t(per_split) * sizeof(float));
-}
-
-// The block's warps quantize the pass's rows over the split's K blocks, one (row, K block) at a time, exactly as
-// act_quant_kernel would; rows past the end get zero codes and scales.
+// Warps quantize the pass's rows over the split's K blocks, one (row, K block) at a time (warp w of `warps` takes
+// items w, w + warps, ...), exactly as act_quant_kernel would; rows past the end get zero codes and scales.
 __device__ __forceinline__ void quantize_pass(const LinearArgs& a, const LinearInput& in, int64_t base,
-                                              int pass_rows, int64_t kb0, const PassActs& s) {
+                                              int pass_rows, int64_t kb0, const PassActs& s, int warp, int warps) {
   const int lane = threadIdx.x % 32, items = pass_rows * s.per_split;
-  for (int item = int(threadIdx.x) / 32; item < items; item += kWarpsPerBlock) {
+  for (int item = warp; item < items; item += warps) {
     const int r = item / s.per_split, j = item % s.per_split;
     const int64_t row = base + r;
     uint32_t packed = 0;
@@ -111,25 +58,6 @@ __device__ __forceinline__ void quantize_pass(const LinearArgs& a, const LinearI
     }
     *reinterpret_cast<uint32_t*>(s.codes + r * s.row_bytes + j * 128 + lane * 4) = packed;
     if (lane == 0) s.scales[r * s.per_split + j] = scale;
-  }
-}
-
-// What one 128-wide K block needs, loaded one block ahead: this warp's weight fragments (two 64-wide chunks of
-// rows g and g+8), its rows' activation fragments and the scales of its accumulator columns (rows 2t, 2t+1).
-template <int NT>
-struct BlockLoad {
-  uint4 w[2][2];
-  uint4 q[NT][2];
-  float sa[NT][2];
-};
-
-__device__ __forceinline__ void load_weights(const LinearArgs& a, int64_t m0, int64_t m1, int64_t kb, int t,
-                                             uint4 (&w)[2][2]) {
-#pragma unroll
-  for (int c = 0; c < 2; ++c) {
-    const int64_t kofs = kb * 128 + c * 64 + t * 16;
-    w[c][0] = load_stream_16(a.w + m0 * a.k + kofs);
-    w[c][1] = load_stream_16(a.w + m1 * a.k + kofs);
   }
 }
 
@@ -155,39 +83,6 @@ __device__ __forceinline__ void load_block(const LinearArgs& a, int64_t m0, int6
     const int64_t r0 = base + nt * 8 + 2 * t, r1 = r0 + 1;
     b.sa[nt][0] = r0 < a.rows ? a.xs[r0 * kblocks + kb] : 0.0f;
     b.sa[nt][1] = r1 < a.rows ? a.xs[r1 * kblocks + kb] : 0.0f;
-  }
-}
-
-// The activations of the split's j-th K block from the block's shared memory (the fused kernel).
-template <int NT>
-__device__ __forceinline__ void load_acts_shared(const LinearArgs& a, const PassActs& s, int j, int g, int t,
-                                                 BlockLoad<NT>& b) {
-#pragma unroll
-  for (int nt = 0; nt < NT; ++nt) {
-    const int r = a.control == control_first_row ? 0 : nt * 8 + g;
-#pragma unroll
-    for (int c = 0; c < 2; ++c)
-      b.q[nt][c] = *reinterpret_cast<const uint4*>(s.codes + r * s.row_bytes + j * 128 + c * 64 + t * 16);
-    b.sa[nt][0] = s.scales[(nt * 8 + 2 * t) * s.per_split + j];
-    b.sa[nt][1] = s.scales[(nt * 8 + 2 * t + 1) * s.per_split + j];
-  }
-}
-
-// One K block: per row group the four MMAs of the block's e4m3 products, then acc += block * (s_act * s_weight).
-template <int NT>
-__device__ __forceinline__ void mma_block(const BlockLoad<NT>& cur, float sw, float (&acc)[NT][4]) {
-#pragma unroll
-  for (int nt = 0; nt < NT; ++nt) {
-    float blk[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-    for (int c = 0; c < 2; ++c) {
-      mma_e4m3_16x8x32(blk, cur.w[c][0].x, cur.w[c][1].x, cur.w[c][0].y, cur.w[c][1].y, cur.q[nt][c].x, cur.q[nt][c].y);
-      mma_e4m3_16x8x32(blk, cur.w[c][0].z, cur.w[c][1].z, cur.w[c][0].w, cur.w[c][1].w, cur.q[nt][c].z, cur.q[nt][c].w);
-    }
-    acc[nt][0] = fmaf(blk[0], cur.sa[nt][0] * sw, acc[nt][0]);
-    acc[nt][1] = fmaf(blk[1], cur.sa[nt][1] * sw, acc[nt][1]);
-    acc[nt][2] = fmaf(blk[2], cur.sa[nt][0] * sw, acc[nt][2]);
-    acc[nt][3] = fmaf(blk[3], cur.sa[nt][1] * sw, acc[nt][3]);
   }
 }
 
@@ -268,13 +163,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) fp8_line
   if (a.splits > 1) sum_splits(a, mtile, lane);
 }
 
-// The one-launch kernel: a block's four warps share one K split and own 16 output features each, and for each
-// pass of 8 rows the block first quantizes the rows over that split into shared memory (no act_quant launch).
-// Every block pays for that quantization, so fp8_linear picks it only where that costs less than the launch saved.
-// One block of the one-launch kernel (block numbers its place in this linear's grid).
+// One block of the one-launch kernel (block numbers its place in this linear's grid): a block's four warps share one
+// K split and own 16 output features each, and for each pass of 8 rows the block first quantizes the rows over that
+// split into shared memory (no act_quant launch). Every block pays for that quantization, so fp8_linear picks it
+// only where that costs less than the launch saved.
 __device__ __forceinline__ void fused_linear_block(const LinearArgs& a, const LinearInput& in, int block) {
   extern __shared__ __align__(16) uint8_t pass_smem[];
-  constexpr int NT = 1, kPassRows = 8;
+  constexpr int NT = 1;
   const int mtiles = int(a.n / 16);
   const int split = block % a.splits;
   const int64_t mtile = int64_t(block / a.splits) * kWarpsPerBlock + int(threadIdx.x) / 32;
@@ -296,7 +191,7 @@ __device__ __forceinline__ void fused_linear_block(const LinearArgs& a, const Li
     BlockLoad<NT> cur, nxt;
     if (owns_tile) load_weights(a, m0, m1, kb0, t, cur.w);  // in flight while the block quantizes
     if (base > 0) __syncthreads();                          // the last pass has read its activations
-    quantize_pass(a, in, base, kPassRows, kb0, s);
+    quantize_pass(a, in, base, kPassRows, kb0, s, int(threadIdx.x) / 32, kWarpsPerBlock);
     __syncthreads();
     if (!owns_tile) continue;
     float acc[NT][4] = {};
@@ -432,7 +327,9 @@ void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* 
   uint8_t* xq = call.xq;
   float* xs = call.xs;
   if (rows_per_pass == 0) rows_per_pass = rows <= 8 ? 8 : rows <= 16 ? 16 : 32;
-  if (rows_per_pass == 8 && quantize_in_linear(quantize, per_split)) {
+  const bool one_launch = rows_per_pass == 8 && quantize_in_linear(quantize, per_split);
+  if (one_launch && launch_cluster_linear(a, in, per_split, stream)) return;
+  if (one_launch) {
     const size_t smem = pass_acts_bytes(8, per_split);
     if (smem > kMaxPassBytes)
       fail("fp8_linear: a {}x{} weight needs {} bytes of shared memory a pass (at most {})", w.n, w.k, smem,
@@ -472,6 +369,7 @@ void fp8_linear_pair(const Fp8WeightView& w1, const LinearIo& io1, void* workspa
     fp8_linear(w2, io2, rows, workspace2, 0, stream);
     return;
   }
+  if (c1.a.splits == c2.a.splits && launch_cluster_pair(c1.a, c2.a, c1.in, c1.per_split, stream)) return;
   allow_shared_bytes<fp8_linear_fused_pair_kernel, kMaxPassBytes>();
   const auto blocks = [](const Call& c) {
     return int((c.a.n / 16 + kWarpsPerBlock - 1) / kWarpsPerBlock * c.a.splits);
