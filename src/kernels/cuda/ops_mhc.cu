@@ -110,14 +110,16 @@ __global__ void __launch_bounds__(kPreThreads) hc_pre_kernel(HcArgs p, WeightRef
   const float base_pre = lane < hc ? weight_at(base, 0, lane) : 0.0f;
   const float base_post = lane < hc ? weight_at(base, 0, hc + lane) : 0.0f;
   const float base_comb = hc == 4 ? weight_at(base, 0, 8 + (lane & 15)) : 0.0f;
+  // The roundings are spelled out: pre and post one fma, comb (hc = 4) a multiply then an add, as this kernel has
+  // always rounded them (the weight was read in between, and its format switch kept the compiler from fusing comb's).
   kernel_prologue();
   const float* in = row_ptr<const float>(x, r);
   const float* mix = mixes + r * kMaxMixes;
   if (warp == kThreads / 32) {  // the scalar warp: a lane per stream (or per matrix entry)
-    if (lane < hc) row_ptr<float>(post, r)[lane] = 2.0f * sigmoid_f32(mix[hc + lane] * s1 + base_post);
+    if (lane < hc) row_ptr<float>(post, r)[lane] = 2.0f * sigmoid_f32(__fmaf_rn(mix[hc + lane], s1, base_post));
     if (hc == 4) {
       const int e = lane & 15;
-      const float c = sinkhorn4(mix[8 + e] * s2 + base_comb, p.sinkhorn_iters, eps, lane);
+      const float c = sinkhorn4(__fadd_rn(__fmul_rn(mix[8 + e], s2), base_comb), p.sinkhorn_iters, eps, lane);
       if (lane < 16) row_ptr<float>(comb, r)[e] = c;
     } else {
       float* c = comb_local;  // Sinkhorn on a shared copy: its many dependent steps never wait on global memory
@@ -144,7 +146,7 @@ __global__ void __launch_bounds__(kPreThreads) hc_pre_kernel(HcArgs p, WeightRef
   // Each warp computes the pre weights itself (the same operations on the same values, so the same floats), so no
   // warp waits on another.
   float* pre = pre_by_warp[warp];
-  if (lane < hc) pre[lane] = sigmoid_f32(mix[lane] * s0 + base_pre) + eps;
+  if (lane < hc) pre[lane] = sigmoid_f32(__fmaf_rn(mix[lane], s0, base_pre)) + eps;
   __syncwarp();
   if (held) {
 #pragma unroll
