@@ -93,37 +93,33 @@ __device__ float sinkhorn4(float v, int64_t iters, float eps, int lane) {
   return v;
 }
 
-__global__ void hc_pre_kernel(HcArgs p, WeightRef base, WeightRef scale, const float* mixes, View x, View y, View post,
-                              View comb) {
-  kernel_prologue();
-  __shared__ float pre[16], comb_local[16 * 16];
+// hc_pre's block: kThreads threads collapse the streams and one more warp does post and Sinkhorn, which only
+// hc_post reads, so the collapse does not wait on Sinkhorn's 20 dependent steps.
+constexpr int kPreThreads = kThreads + 32;
+
+__global__ void __launch_bounds__(kPreThreads) hc_pre_kernel(HcArgs p, WeightRef base, WeightRef scale,
+                                                             const float* mixes, View x, View y, View post,
+                                                             View comb) {
+  __shared__ float pre_by_warp[kThreads / 32][16], comb_local[16 * 16];
   const int64_t r = blockIdx.x, hc = p.hc_mult, d = p.hidden;
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  const float eps = float(p.hc_eps);
+  // The constant weights before the wait (dependent_launch.cuh allows it), so they arrive while the kernel before
+  // runs: lane k's pre and post terms, lane e's comb term.
+  const float s0 = weight_at(scale, 0, 0), s1 = weight_at(scale, 0, 1), s2 = weight_at(scale, 0, 2);
+  const float base_pre = lane < hc ? weight_at(base, 0, lane) : 0.0f;
+  const float base_post = lane < hc ? weight_at(base, 0, hc + lane) : 0.0f;
+  const float base_comb = hc == 4 ? weight_at(base, 0, 8 + (lane & 15)) : 0.0f;
+  // The roundings are spelled out: pre and post one fma, comb (hc = 4) a multiply then an add, as this kernel has
+  // always rounded them (the weight was read in between, and its format switch kept the compiler from fusing comb's).
+  kernel_prologue();
   const float* in = row_ptr<const float>(x, r);
   const float* mix = mixes + r * kMaxMixes;
-  // Up to 4 streams of up to 16 values a thread: every thread's x values are loaded while warp 0 does the scalar
-  // work (the collapse below was one L2 round trip per value, as its stores kept later loads from moving up).
-  constexpr int kHeldStreams = 4, kHeldPerThread = 16;
-  const bool held = hc <= kHeldStreams && d <= int64_t(blockDim.x) * kHeldPerThread;
-  float xv[kHeldPerThread][kHeldStreams];
-  if (held) {
-#pragma unroll
-    for (int q = 0; q < kHeldPerThread; ++q) {
-      const int64_t j = threadIdx.x + int64_t(q) * blockDim.x;
-#pragma unroll
-      for (int k = 0; k < kHeldStreams; ++k) xv[q][k] = j < d && k < hc ? in[k * d + j] : 0.0f;
-    }
-  }
-  if (threadIdx.x < 32) {  // the scalar work on one warp, a lane per stream (or per matrix entry)
-    const int lane = int(threadIdx.x);
-    const float eps = float(p.hc_eps);
-    const float s0 = weight_at(scale, 0, 0), s1 = weight_at(scale, 0, 1), s2 = weight_at(scale, 0, 2);
-    for (int64_t k = lane; k < hc; k += 32) {
-      pre[k] = sigmoid_f32(mix[k] * s0 + weight_at(base, 0, k)) + eps;
-      row_ptr<float>(post, r)[k] = 2.0f * sigmoid_f32(mix[hc + k] * s1 + weight_at(base, 0, hc + k));
-    }
+  if (warp == kThreads / 32) {  // the scalar warp: a lane per stream (or per matrix entry)
+    if (lane < hc) row_ptr<float>(post, r)[lane] = 2.0f * sigmoid_f32(__fmaf_rn(mix[hc + lane], s1, base_post));
     if (hc == 4) {
       const int e = lane & 15;
-      const float c = sinkhorn4(mix[8 + e] * s2 + weight_at(base, 0, 8 + e), p.sinkhorn_iters, eps, lane);
+      const float c = sinkhorn4(__fadd_rn(__fmul_rn(mix[8 + e], s2), base_comb), p.sinkhorn_iters, eps, lane);
       if (lane < 16) row_ptr<float>(comb, r)[e] = c;
     } else {
       float* c = comb_local;  // Sinkhorn on a shared copy: its many dependent steps never wait on global memory
@@ -132,12 +128,30 @@ __global__ void hc_pre_kernel(HcArgs p, WeightRef base, WeightRef scale, const f
       sinkhorn(c, hc, p.sinkhorn_iters, eps, lane);
       for (int64_t i = lane; i < hc * hc; i += 32) row_ptr<float>(comb, r)[i] = c[i];
     }
+    return;
   }
-  __syncthreads();
+  // Up to 4 streams of up to 16 values a thread, loaded before anything waits on them (the collapse below was one
+  // L2 round trip per value, as its stores kept later loads from moving up).
+  constexpr int kHeldStreams = 4, kHeldPerThread = 16;
+  const bool held = hc <= kHeldStreams && d <= int64_t(kThreads) * kHeldPerThread;
+  float xv[kHeldPerThread][kHeldStreams];
   if (held) {
 #pragma unroll
     for (int q = 0; q < kHeldPerThread; ++q) {
-      const int64_t j = threadIdx.x + int64_t(q) * blockDim.x;
+      const int64_t j = threadIdx.x + int64_t(q) * kThreads;
+#pragma unroll
+      for (int k = 0; k < kHeldStreams; ++k) xv[q][k] = j < d && k < hc ? in[k * d + j] : 0.0f;
+    }
+  }
+  // Each warp computes the pre weights itself (the same operations on the same values, so the same floats), so no
+  // warp waits on another.
+  float* pre = pre_by_warp[warp];
+  if (lane < hc) pre[lane] = sigmoid_f32(__fmaf_rn(mix[lane], s0, base_pre)) + eps;
+  __syncwarp();
+  if (held) {
+#pragma unroll
+    for (int q = 0; q < kHeldPerThread; ++q) {
+      const int64_t j = threadIdx.x + int64_t(q) * kThreads;
       if (j >= d) break;
       float s = 0.0f;
 #pragma unroll
@@ -147,7 +161,7 @@ __global__ void hc_pre_kernel(HcArgs p, WeightRef base, WeightRef scale, const f
     }
     return;
   }
-  for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
+  for (int64_t j = threadIdx.x; j < d; j += kThreads) {
     float s = 0.0f;
     for (int64_t k = 0; k < hc; ++k) s += pre[k] * in[k * d + j];
     row_ptr<float>(y, r)[j] = bf16r(s);
@@ -193,8 +207,8 @@ void hc_pre(const HcArgs& p, const WeightRef& fn, const WeightRef& base, const W
   if (x.rows == 0) return;
   const unsigned count = unsigned((2 + p.hc_mult) * p.hc_mult);
   launch(s, "hc_mix", hc_mix_kernel, dim3(unsigned(x.rows), count), dim3(kThreads), 0, p, fn, x, scratch);
-  launch(s, "hc_pre", hc_pre_kernel, dim3(unsigned(x.rows)), dim3(kThreads), 0, p, base, scale, scratch, x, y, post,
-         comb);
+  launch(s, "hc_pre", hc_pre_kernel, dim3(unsigned(x.rows)), dim3(kPreThreads), 0, p, base, scale, scratch, x, y,
+         post, comb);
 }
 
 void hc_post(const HcArgs& p, View f, View x, View post, View comb, View out, Stream s) {
