@@ -326,9 +326,13 @@ void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* 
   const int64_t x_stride = in.stride;
   uint8_t* xq = call.xq;
   float* xs = call.xs;
+  // Up to 16 rows the cluster kernel takes the rows 8 a pass where it applies: its weights stay in registers from
+  // pass to pass, where the two-launch kernel's 16-row pass sums 16 rows of every split through global memory.
+  const bool cluster_rows = rows_per_pass == 8 || (rows_per_pass == 0 && rows <= 16);
   if (rows_per_pass == 0) rows_per_pass = rows <= 8 ? 8 : rows <= 16 ? 16 : 32;
   const bool one_launch = rows_per_pass == 8 && quantize_in_linear(quantize, per_split);
-  if (one_launch && launch_cluster_linear(a, in, per_split, stream)) return;
+  if (cluster_rows && quantize_in_linear(quantize, per_split) && launch_cluster_linear(a, in, per_split, stream))
+    return;
   if (one_launch) {
     const size_t smem = pass_acts_bytes(8, per_split);
     if (smem > kMaxPassBytes)
