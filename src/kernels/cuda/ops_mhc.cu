@@ -1,5 +1,5 @@
 // CUDA backend mHC ops (dsv4-forward.md section 6): mixes as fixed-order block dot products, the small scalar work
-// (sigmoids, Sinkhorn) on one thread in the CPU backend's order, and the collapse / post mixes per element.
+// (sigmoids, Sinkhorn) a lane per value in the CPU backend's order, and the collapse / post mixes per element.
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/cuda/launch.cuh"
@@ -110,11 +110,12 @@ __global__ void __launch_bounds__(kPreThreads) hc_pre_kernel(HcArgs p, WeightRef
   const float base_pre = lane < hc ? weight_at(base, 0, lane) : 0.0f;
   const float base_post = lane < hc ? weight_at(base, 0, hc + lane) : 0.0f;
   const float base_comb = hc == 4 ? weight_at(base, 0, 8 + (lane & 15)) : 0.0f;
-  // The roundings are spelled out: pre and post one fma, comb (hc = 4) a multiply then an add, as this kernel has
-  // always rounded them (the weight was read in between, and its format switch kept the compiler from fusing comb's).
   kernel_prologue();
   const float* in = row_ptr<const float>(x, r);
   const float* mix = mixes + r * kMaxMixes;
+  // The roundings below are spelled out: pre and post one fma, comb (hc = 4) a multiply then an add, as this kernel
+  // has always rounded them (the weight was read in between, and its format switch kept the compiler from fusing
+  // comb's two).
   if (warp == kThreads / 32) {  // the scalar warp: a lane per stream (or per matrix entry)
     if (lane < hc) row_ptr<float>(post, r)[lane] = 2.0f * sigmoid_f32(__fmaf_rn(mix[hc + lane], s1, base_post));
     if (hc == 4) {
