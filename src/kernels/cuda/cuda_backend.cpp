@@ -1,5 +1,6 @@
 #include "kernels/cuda/cuda_backend.h"
 
+#include "base/env_switch.h"
 #include "base/error.h"
 
 #ifndef PLUMB_HAVE_CUDA
@@ -14,7 +15,6 @@ std::unique_ptr<Backend> make_cuda_backend() { fail("this plumb was built withou
 #include <cstring>
 #include <map>
 #include <memory>
-#include <string_view>
 #include <vector>
 
 #include "kernels/control.h"
@@ -96,10 +96,7 @@ class Scratch {
 };
 
 // Whether flushes replay CUDA graphs (launch_queue.h): on unless PLUMB_CUDA_GRAPHS=0.
-bool graphs_enabled() {
-  const char* v = std::getenv("PLUMB_CUDA_GRAPHS");
-  return !(v && std::string_view(v) == "0");
-}
+bool graphs_enabled() { return env_switch_on("PLUMB_CUDA_GRAPHS"); }
 
 class CudaBackend final : public Backend {
  public:

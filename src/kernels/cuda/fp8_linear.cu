@@ -1,7 +1,6 @@
 #include <algorithm>
-#include <cstdlib>
-#include <string>
 
+#include "base/env_switch.h"
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/dependent_launch.cuh"
@@ -307,10 +306,7 @@ Call prepare_call(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void
 
 // PLUMB_FP8_PAIR=0 launches fp8_linear_pair's two linears one after the other (an A/B switch; same bits).
 bool pair_enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("PLUMB_FP8_PAIR");
-    return !(v && std::string(v) == "0");
-  }();
+  static const bool on = env_switch_on("PLUMB_FP8_PAIR");
   return on;
 }
 
@@ -323,17 +319,13 @@ void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* 
   const LinearArgs& a = call.a;
   const LinearInput& in = call.in;
   const int64_t per_split = call.per_split;
-  const int64_t x_stride = in.stride;
-  uint8_t* xq = call.xq;
-  float* xs = call.xs;
+  const bool quantize_here = quantize_in_linear(quantize, per_split);
   // Up to 16 rows the cluster kernel takes the rows 8 a pass where it applies: its weights stay in registers from
   // pass to pass, where the two-launch kernel's 16-row pass sums 16 rows of every split through global memory.
   const bool cluster_rows = rows_per_pass == 8 || (rows_per_pass == 0 && rows <= 16);
+  if (cluster_rows && quantize_here && launch_cluster_linear(a, in, per_split, stream)) return;
   if (rows_per_pass == 0) rows_per_pass = rows <= 8 ? 8 : rows <= 16 ? 16 : 32;
-  const bool one_launch = rows_per_pass == 8 && quantize_in_linear(quantize, per_split);
-  if (cluster_rows && quantize_in_linear(quantize, per_split) && launch_cluster_linear(a, in, per_split, stream))
-    return;
-  if (one_launch) {
+  if (rows_per_pass == 8 && quantize_here) {
     const size_t smem = pass_acts_bytes(8, per_split);
     if (smem > kMaxPassBytes)
       fail("fp8_linear: a {}x{} weight needs {} bytes of shared memory a pass (at most {})", w.n, w.k, smem,
@@ -346,9 +338,9 @@ void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* 
   }
   PLUMB_CHECK(quantize != Fp8Quantize::in_linear);  // the one-launch kernel has 8-row passes only
   if (io.x_f32) {
-    quantize_rows(static_cast<const float*>(io.x), x_stride, rows, w.k, xq, xs, stream);
+    quantize_rows(static_cast<const float*>(io.x), in.stride, rows, w.k, call.xq, call.xs, stream);
   } else {
-    quantize_rows(static_cast<const uint16_t*>(io.x), x_stride, rows, w.k, xq, xs, stream);
+    quantize_rows(static_cast<const uint16_t*>(io.x), in.stride, rows, w.k, call.xq, call.xs, stream);
   }
   const int64_t warps = (w.n / 16) * a.splits;
   const unsigned blocks = unsigned((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);

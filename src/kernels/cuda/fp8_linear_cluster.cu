@@ -1,12 +1,11 @@
 // The one-launch FP8 linear with its K splits summed in a thread block cluster (see fp8_linear.h for the numerics).
 #include <cooperative_groups.h>
 
-#include <cstdlib>
 #include <map>
 #include <mutex>
-#include <string>
 #include <type_traits>
 
+#include "base/env_switch.h"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/cuda/fp8_linear_device.cuh"
@@ -137,10 +136,7 @@ __global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(kWarpsPerBlock * 32,
 // PLUMB_FP8_CLUSTER=0 keeps the one-launch linears on the kernels that sum splits through global memory (an A/B
 // switch; the bits are the same either way).
 bool cluster_enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("PLUMB_FP8_CLUSTER");
-    return !(v && std::string(v) == "0");
-  }();
+  static const bool on = env_switch_on("PLUMB_FP8_CLUSTER");
   return on;
 }
 

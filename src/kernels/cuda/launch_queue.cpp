@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/env_switch.h"
 #include "base/error.h"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/device.h"
@@ -165,8 +166,7 @@ LaunchQueue::LaunchQueue(bool graphs) : impl_(std::make_unique<Impl>()), graphs_
     timer_ = std::make_unique<KernelTimer>();
     graphs_ = false;
   }
-  const char* pdl = std::getenv("PLUMB_CUDA_PDL");
-  impl_->dependent_launch = !(pdl && std::string_view(pdl) == "0");
+  impl_->dependent_launch = env_switch_on("PLUMB_CUDA_PDL");
 }
 
 bool LaunchQueue::dependent_launch() const { return impl_->dependent_launch; }

@@ -1,0 +1,15 @@
+// The engine's A/B switches from the environment (PLUMB_CUDA_GRAPHS, PLUMB_CUDA_PDL, PLUMB_FP8_PAIR,
+// PLUMB_FP8_CLUSTER): each is on unless its variable is exactly "0".
+#pragma once
+
+#include <cstdlib>
+#include <string_view>
+
+namespace plumb {
+
+inline bool env_switch_on(const char* name) {
+  const char* v = std::getenv(name);
+  return !(v && std::string_view(v) == "0");
+}
+
+}  // namespace plumb
