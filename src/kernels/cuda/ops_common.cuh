@@ -18,6 +18,13 @@ __device__ __forceinline__ float e4m3_value(uint8_t code) {
   return __half2float(__half(h));
 }
 
+// The two e4m3 codes of a 16-bit pair (the low byte first), with one hardware conversion for both (e4m3_value runs
+// the same conversion for one code and drops the other half), so the values are e4m3_value's.
+__device__ __forceinline__ float2 e4m3x2_values(uint16_t pair) {
+  const __half2_raw h = __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t(pair), __NV_E4M3);
+  return __half22float2(__half2(h));
+}
+
 __device__ __forceinline__ float e2m1_value(uint8_t nibble) {
   const float mag[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
   const float v = mag[nibble & 7];

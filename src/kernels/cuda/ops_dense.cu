@@ -146,8 +146,11 @@ __global__ void dense_linear_vector_kernel(WeightRef w, int64_t groups, View x, 
             } else {
               const float sc = e8m0_value(w.scales[((o0 + q) / 128) * w.scale_cols + c0 / 128]);
 #pragma unroll
-              for (int i = 0; i < 8; ++i)
-                wv[q][i] = e4m3_value(uint8_t((i < 4 ? raw[q][j].x : raw[q][j].y) >> (8 * (i % 4)))) * sc;
+              for (int i = 0; i < 4; ++i) {  // codes 2i and 2i + 1, converted together
+                const float2 v = e4m3x2_values(uint16_t((i < 2 ? raw[q][j].x : raw[q][j].y) >> (16 * (i % 2))));
+                wv[q][2 * i] = v.x * sc;
+                wv[q][2 * i + 1] = v.y * sc;
+              }
             }
           }
           for (int r = 0; r < P; ++r) {
