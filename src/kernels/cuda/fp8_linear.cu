@@ -356,7 +356,9 @@ void fp8_linear_pair(const Fp8WeightView& w1, const LinearIo& io1, void* workspa
                      const LinearIo& io2, void* workspace2, int64_t rows, Stream stream) {
   if (rows == 0) return;
   const Call c1 = prepare_call(w1, io1, rows, workspace1), c2 = prepare_call(w2, io2, rows, workspace2);
-  const bool one_launch = pair_enabled() && rows <= 8 && io1.x == io2.x && io1.x_f32 == io2.x_f32 &&
+  // Up to 16 rows: at 9-16 the fused pair kernel's two 8-row passes replace two two-launch linears (24 us each at 16
+  // rows, session 11 call 7); the cluster pair kernel does not fit one wave at the shared expert's width.
+  const bool one_launch = pair_enabled() && rows <= 16 && io1.x == io2.x && io1.x_f32 == io2.x_f32 &&
                           c1.in.stride == c2.in.stride && w1.k == w2.k && c1.per_split == c2.per_split &&
                           quantize_in_linear(Fp8Quantize::automatic, c1.per_split) &&
                           pass_acts_bytes(8, c1.per_split) <= kMaxPassBytes;

@@ -60,7 +60,7 @@ void fp8_linear(const Fp8WeightView& w, const uint16_t* x, int64_t rows, uint16_
 void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* workspace, int rows_per_pass,
                 Stream stream, Fp8Quantize quantize = Fp8Quantize::automatic);
 // Two linears of one input (the shared expert's w1 and w3), each with its own workspace and arrival counters: one
-// launch where both take the one-launch kernel (up to 8 rows, the same K split), else two fp8_linear calls. The bits
+// launch where both take the one-launch kernel (up to 16 rows, the same K split), else two fp8_linear calls. The bits
 // are each linear's own either way.
 void fp8_linear_pair(const Fp8WeightView& w1, const LinearIo& io1, void* workspace1, const Fp8WeightView& w2,
                      const LinearIo& io2, void* workspace2, int64_t rows, Stream stream);
