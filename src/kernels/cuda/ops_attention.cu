@@ -62,38 +62,58 @@ __global__ void compress_pool_kernel(int64_t ratio, int64_t width, bool overlap,
 // Scores of every visible index row for one query: a warp per index row, lane l computing heads l, l + 32, ...
 // (each head's dot in channel order, bf16 roundings as the release), the heads summed in order by every lane.
 // The query sits transposed in shared memory ([channel][head]), so the lanes' reads of one channel are adjacent.
-// Blocks (r, y) take index rows y * warps + warp, stepping by gridDim.y * warps.
+// Each warp first copies its index row to shared memory with all lanes' loads in flight at once; the dots read
+// it from there (the loop had waited on one global load of the row per channel). Two heads a lane per step, so
+// two fma chains run side by side. Blocks (r, y) take index rows y * warps + warp, stepping by gridDim.y * warps.
 __global__ void indexer_scores_kernel(IndexerArgs p, View q, View w, View index_rows, const int64_t* token_rows,
                                       float* scratch) {
   kernel_prologue();
-  extern __shared__ float query_t[];  // [head_dim][heads + 1]: the pad puts a channel's heads in other banks
+  extern __shared__ float query_t[];  // [head_dim][heads + 1]: the pad puts a channel's heads in other banks,
+                                      // then each warp's index row [warps][head_dim]
   const int64_t r = blockIdx.x;
   const int64_t slot = token_rows[2 * r], visible = (token_rows[2 * r + 1] + 1) / p.ratio;
   const int warps = int(blockDim.x / 32), warp = int(threadIdx.x / 32), lane = int(threadIdx.x % 32);
   if (int64_t(blockIdx.y) * warps >= visible) return;
+  const int dim = int(p.head_dim), heads = int(p.heads), stride = heads + 1;
+  float* key_s = query_t + dim * stride + warp * dim;
   const float* query = row_ptr<const float>(q, r);
   const float* head_weight = row_ptr<const float>(w, r);
-  {  // 16 loads a thread before their stores (32 values a thread at 64 heads of 128)
-    const int dim = int(p.head_dim), heads = int(p.heads);
-    loads_then_stores<16, float>(
-        heads * dim, [&](int i) { return query[i]; },
-        [&](int i, float v) { query_t[(i % dim) * (heads + 1) + i / dim] = v; });
-  }
+  // 16 loads a thread before their stores (32 values a thread at 64 heads of 128)
+  loads_then_stores<16, float>(
+      heads * dim, [&](int i) { return query[i]; }, [&](int i, float v) { query_t[(i % dim) * stride + i / dim] = v; });
   __syncthreads();
   for (int64_t t = int64_t(blockIdx.y) * warps + warp; t < visible; t += int64_t(gridDim.y) * warps) {
     const float* key = row_ptr<const float>(index_rows, slot * p.rows_per_slot + t);
+    __syncwarp();  // the previous row's dots are done with key_s
+    for (int c0 = 0; c0 < dim; c0 += 32 * 8) {  // eight loads a lane before their stores (one batch to 256)
+      float v[8];
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        if (c0 + lane + 32 * j < dim) v[j] = key[c0 + lane + 32 * j];
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+        if (c0 + lane + 32 * j < dim) key_s[c0 + lane + 32 * j] = v[j];
+    }
+    __syncwarp();
     float total = 0.0f;
-    for (int64_t h0 = 0; h0 < p.heads; h0 += 32) {
-      const int64_t h = h0 + lane;
-      float term = 0.0f;
-      if (h < p.heads) {
-        float dot = 0.0f;
-        for (int64_t c = 0; c < p.head_dim; ++c) dot = fmaf(query_t[c * (p.heads + 1) + h], key[c], dot);
+    for (int h0 = 0; h0 < heads; h0 += 64) {
+      const int ha = h0 + lane, hb = ha + 32;
+      const bool has_a = ha < heads, has_b = hb < heads;
+      float dot_a = 0.0f, dot_b = 0.0f;
+      for (int c = 0; c < dim; ++c) {
+        const float k = key_s[c];
+        if (has_a) dot_a = fmaf(query_t[c * stride + ha], k, dot_a);
+        if (has_b) dot_b = fmaf(query_t[c * stride + hb], k, dot_b);
+      }
+      auto term_of = [&](bool has, int h, float dot) {
+        if (!has) return 0.0f;
         const float logit = bf16r(dot);
         const float relu = isnan(logit) || p.relu_dropped ? logit : fmaxf(logit, 0.0f);  // relu keeps NaN
-        term = bf16r(relu * head_weight[h]);
-      }
-      for (int i = 0; i < 32 && h0 + i < p.heads; ++i) total += __shfl_sync(0xffffffffu, term, i);
+        return bf16r(relu * head_weight[h]);
+      };
+      const float term_a = term_of(has_a, ha, dot_a), term_b = term_of(has_b, hb, dot_b);
+      for (int i = 0; i < 32 && h0 + i < heads; ++i) total += __shfl_sync(0xffffffffu, term_a, i);
+      for (int i = 0; i < 32 && h0 + 32 + i < heads; ++i) total += __shfl_sync(0xffffffffu, term_b, i);
     }
     if (lane == 0) scratch[r * p.rows_per_slot + t] = bf16r(total);
   }
@@ -170,10 +190,19 @@ __global__ void indexer_sort_kernel(IndexerArgs p, const int64_t* token_rows, co
 // The selection by counting: a visible index row's place in the top-k order (ranks_before's total order) is the
 // number of visible rows that rank before it, so the rows picked, and their order, are any correct sort's. Rank
 // keys make the order one 64-bit compare: value descending (+0 and -0 equal, NaN after every number), then index.
-// Four threads count for each row, a quarter of the rows each; a row with more than `kept` rows before it is
+// kRankParts threads count for each row, a share of the rows each (eight: twice the blocks of four, session 12);
+// a row with more than `kept` rows before it is
 // neither picked nor the margin's, so it stops counting. The row ranked `kept` also finds the row just before it
 // (the largest key below its own) and writes the margin: the last kept score minus the first left out.
-constexpr int kRankThreads = 256, kRankRows = kRankThreads / 4, kRankChunk = 4096, kRankBlocksY = 64;
+constexpr int kRankThreads = 256, kRankParts = 8, kRankRows = kRankThreads / kRankParts, kRankChunk = 4096,
+              kRankBlocksY = 64;
+
+// The sum of a row's kRankParts counts (its threads are adjacent lanes).
+__device__ __forceinline__ int rank_parts_sum(int count) {
+#pragma unroll
+  for (int o = 1; o < kRankParts; o <<= 1) count += __shfl_xor_sync(0xffffffffu, count, o);
+  return count;
+}
 
 __global__ void __launch_bounds__(kRankThreads) indexer_select_kernel(IndexerArgs p, const int64_t* token_rows,
                                                                       const float* scratch, View selected,
@@ -186,18 +215,18 @@ __global__ void __launch_bounds__(kRankThreads) indexer_select_kernel(IndexerArg
   if (visible > count_max) return;  // indexer_sort_kernel ranks this row
   const float* score = scratch + r * p.rows_per_slot;
   int32_t* out = row_ptr<int32_t>(selected, r);
-  const int part = int(threadIdx.x % 4);
+  const int part = int(threadIdx.x % kRankParts);
   if (blockIdx.y == 0) {
     for (int i = kept + int(threadIdx.x); i < p.topk; i += blockDim.x) out[i] = -1;
     if (margin && threadIdx.x == 0 && (visible <= kept || kept == 0)) margin[r * margin_stride] = INFINITY;
   }
   for (int i0 = int(blockIdx.y) * kRankRows; i0 < visible; i0 += int(gridDim.y) * kRankRows) {
-    const int i = i0 + int(threadIdx.x / 4);
+    const int i = i0 + int(threadIdx.x / kRankParts);
     const uint64_t mine = i < visible ? rank_key(score[i], i) : 0;
-    int count = 0;             // this thread's quarter: rows before row i
+    int count = 0;             // this thread's share: rows before row i
     uint64_t before = 0;       // and the largest of their keys (when any_before)
     bool any_before = false;
-    bool done = i >= visible;  // the same for the row's four threads
+    bool done = i >= visible;  // the same for the row's threads
     for (int c0 = 0; c0 < visible; c0 += kRankChunk) {
       const int n = visible - c0 < kRankChunk ? visible - c0 : kRankChunk;
       __syncthreads();
@@ -207,7 +236,7 @@ __global__ void __launch_bounds__(kRankThreads) indexer_select_kernel(IndexerArg
         if (__all_sync(0xffffffffu, done)) break;
         if (!done) {
           const int j1 = j0 + 256 < n ? j0 + 256 : n;
-          for (int j = j0 + part; j < j1; j += 4) {
+          for (int j = j0 + part; j < j1; j += kRankParts) {
             const uint64_t k = keys[j];
             if (k < mine) {
               ++count;
@@ -215,16 +244,12 @@ __global__ void __launch_bounds__(kRankThreads) indexer_select_kernel(IndexerArg
             }
           }
         }
-        int total = count;
-        total += __shfl_xor_sync(0xffffffffu, total, 1);
-        total += __shfl_xor_sync(0xffffffffu, total, 2);
+        const int total = rank_parts_sum(count);
         done = done || total > kept;
       }
     }
-    int total = count;
-    total += __shfl_xor_sync(0xffffffffu, total, 1);
-    total += __shfl_xor_sync(0xffffffffu, total, 2);
-    for (int o = 1; o <= 2; o <<= 1) {  // the largest key before row i, over the four threads
+    const int total = rank_parts_sum(count);
+    for (int o = 1; o < kRankParts; o <<= 1) {  // the largest key before row i, over the row's threads
       const uint64_t other = __shfl_xor_sync(0xffffffffu, before, o);
       const bool other_any = __shfl_xor_sync(0xffffffffu, any_before, o);
       if (other_any && (!any_before || other > before)) before = other, any_before = true;
@@ -327,7 +352,7 @@ void indexer_topk(const IndexerArgs& p, View q, View w, View index_rows, const i
   constexpr int kScoreWarps = 8;
   const int64_t by = std::min<int64_t>((p.rows_per_slot + kScoreWarps - 1) / kScoreWarps, 256);
   // Unpadded, consecutive threads wrote one bank 32 ways while transposing the query (every block does it).
-  const size_t query_bytes = size_t((p.heads + 1) * p.head_dim) * sizeof(float);
+  const size_t query_bytes = size_t((p.heads + 1 + kScoreWarps) * p.head_dim) * sizeof(float);  // and the keys
   if (query_bytes > 48 * 1024)
     PLUMB_CUDA_CHECK(cudaFuncSetAttribute(indexer_scores_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           int(query_bytes)));
