@@ -244,9 +244,23 @@ __device__ __forceinline__ uint16_t epilogue(const PassArgs& a, bool two, float 
   return float_to_bf16_bits(gate / (1.0f + expf(-gate)) * up * a.weights[pair]);
 }
 
+// The two warps of a K-split pair (warps 2p and 2p + 1 of a block) wait for each other at barrier 1 + p (named
+// with constants, so ptxas reserves two barriers, not all sixteen).
+__device__ __forceinline__ void split_pair_barrier(int p) {
+  if (p == 0) {
+    asm volatile("bar.sync 1, 64;" ::: "memory");
+  } else {
+    asm volatile("bar.sync 2, 64;" ::: "memory");
+  }
+}
+static_assert(kWarpsPerBlock == 4, "split_pair_barrier names one barrier for each of a block's two warp pairs");
+
 // One warp: one (active expert, 16-feature tile, K split), all of the expert's pairs in passes of NT * 8.
-// TWO: gate/up (w1 and w3, then SwiGLU); otherwise down. With several splits, the last warp of a (expert, tile)
-// to finish sums the partials in ascending split order and writes the bf16 outputs.
+// TWO: gate/up (w1 and w3, then SwiGLU); otherwise down. With two splits (gate/up at hidden 4096) the two warps
+// of a tile are neighbours in one block: after each pass split 1 hands its sums to split 0 through shared memory
+// and split 0 adds them (split 0 + split 1, the order below) and writes the outputs. The global tail's fences and
+// arrival atomic were about 8% of the gate/up pass's stall samples at one row (ncu, session 12 call 5). With
+// other split counts, the last warp of a (expert, tile) to finish sums the partials in ascending split order.
 // The 8-row variant is held to 128 registers (four 128-thread blocks per SM instead of three for gate/up at 163;
 // ptxas spills a few dozen bytes): 16 rows routed apart 824 -> 752 us, one row unchanged (H200).
 template <int NT, bool TWO>
@@ -268,6 +282,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_
   const uint8_t* c3 = TWO ? a.codes3[expert] + tile * supers * 1024 + lane * 32 : nullptr;
   const uint8_t* s3 = TWO ? a.scales3[expert] + tile * supers * 64 : nullptr;
   const int64_t pairs = a.ws.offsets[*a.ws.n_active];
+  // splits == 2 with an even tile count per slot, so a pair never straddles two blocks (kWarpsPerBlock is even)
+  const bool pair_sum = splits == 2;
+  const int pair_in_block = int(threadIdx.x / 64);
+  __shared__ float handed[kWarpsPerBlock / 2][TWO ? 2 : 1][NT][4][32];
 
   for (int32_t pbase = begin; pbase < end; pbase += NT * 8) {
     int64_t brow[NT], crow[NT][2];  // input rows of this lane's B fragment and of its accumulator columns
@@ -348,6 +366,36 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_
       if (sb + 2 < last) load_step(sb + 2, even);
       run_step(odd);
     }
+    if (pair_sum) {
+      float(&mine)[TWO ? 2 : 1][NT][4][32] = handed[pair_in_block];
+      if (split == 1) {
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+          for (int jj = 0; jj < 4; ++jj) {
+            mine[0][nt][jj][lane] = acc1[nt][jj];
+            if (TWO) mine[TWO ? 1 : 0][nt][jj][lane] = acc3[nt][jj];
+          }
+      }
+      split_pair_barrier(pair_in_block);
+      if (split == 0) {
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt) {
+#pragma unroll
+          for (int jj = 0; jj < 4; ++jj) {
+            const int32_t q = pbase + nt * 8 + 2 * t + (jj & 1);
+            if (q >= end) continue;
+            const int32_t pair = a.ws.list[q];
+            const int64_t feature = tile * 16 + (jj < 2 ? g : g + 8);
+            const float g1 = acc1[nt][jj] + mine[0][nt][jj][lane];
+            const float g3 = TWO ? acc3[nt][jj] + mine[TWO ? 1 : 0][nt][jj][lane] : 0.0f;
+            a.out[int64_t(pair) * a.out_features + feature] = epilogue(a, TWO, g1, g3, pair);
+          }
+        }
+      }
+      split_pair_barrier(pair_in_block);  // split 0 has read the sums before the next pass's overwrite them
+      continue;
+    }
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt) {
 #pragma unroll
@@ -366,7 +414,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_
       }
     }
   }
-  if (a.splits == 1) return;
+  if (a.splits == 1 || pair_sum) return;
   __threadfence();
   __syncwarp();
   unsigned arrived = 0;
