@@ -258,9 +258,10 @@ static_assert(kWarpsPerBlock == 4, "split_pair_barrier names one barrier for eac
 // One warp: one (active expert, 16-feature tile, K split), all of the expert's pairs in passes of NT * 8.
 // TWO: gate/up (w1 and w3, then SwiGLU); otherwise down. With two splits (gate/up at hidden 4096) the two warps
 // of a tile are neighbours in one block: after each pass split 1 hands its sums to split 0 through shared memory
-// and split 0 adds them (split 0 + split 1, the order below) and writes the outputs. The global tail's fences and
-// arrival atomic were about 8% of the gate/up pass's stall samples at one row (ncu, session 12 call 5). With
-// other split counts, the last warp of a (expert, tile) to finish sums the partials in ascending split order.
+// and split 0 adds them (split 0 + split 1, the tail's order) and writes the outputs. The global tail (fences,
+// arrival atomic, the last warp's re-read of the partials) held 13% of the gate/up pass's stall samples at one row
+// (ncu, session 12 call 5). With other split counts, the last warp of a (expert, tile) to finish sums the partials
+// in ascending split order.
 // The 8-row variant is held to 128 registers (four 128-thread blocks per SM instead of three for gate/up at 163;
 // ptxas spills a few dozen bytes): 16 rows routed apart 824 -> 752 us, one row unchanged (H200).
 template <int NT, bool TWO>
@@ -282,7 +283,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_
   const uint8_t* c3 = TWO ? a.codes3[expert] + tile * supers * 1024 + lane * 32 : nullptr;
   const uint8_t* s3 = TWO ? a.scales3[expert] + tile * supers * 64 : nullptr;
   const int64_t pairs = a.ws.offsets[*a.ws.n_active];
-  // splits == 2 with an even tile count per slot, so a pair never straddles two blocks (kWarpsPerBlock is even)
+  // splits == 2: a tile's two warps are 2i and 2i + 1, so both sit in one block (kWarpsPerBlock is even)
   const bool pair_sum = splits == 2;
   const int pair_in_block = int(threadIdx.x / 64);
   __shared__ float handed[kWarpsPerBlock / 2][TWO ? 2 : 1][NT][4][32];

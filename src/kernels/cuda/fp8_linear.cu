@@ -227,6 +227,9 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, 4) fp8_linear_fused_pair_
 size_t align256(size_t b) { return (b + 255) / 256 * 256; }
 constexpr size_t kMaxPassBytes = 200 << 10;
 
+// The one-launch kernel's grid for one linear: a block per four feature tiles and K split.
+int fused_blocks(const LinearArgs& a) { return int((a.n / 16 + kWarpsPerBlock - 1) / kWarpsPerBlock * a.splits); }
+
 template <typename T>
 void quantize_rows(const T* x, int64_t x_stride, int64_t rows, int64_t k, uint8_t* codes, float* scales,
                    Stream stream) {
@@ -331,9 +334,8 @@ void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* 
       fail("fp8_linear: a {}x{} weight needs {} bytes of shared memory a pass (at most {})", w.n, w.k, smem,
            kMaxPassBytes);
     allow_shared_bytes<fp8_linear_fused_kernel, kMaxPassBytes>();
-    const unsigned blocks = unsigned((w.n / 16 + kWarpsPerBlock - 1) / kWarpsPerBlock * a.splits);
-    launch(stream, "fp8_linear_fused", fp8_linear_fused_kernel, dim3(blocks), dim3(kWarpsPerBlock * 32), smem, a,
-           in);
+    launch(stream, "fp8_linear_fused", fp8_linear_fused_kernel, dim3(unsigned(fused_blocks(a))),
+           dim3(kWarpsPerBlock * 32), smem, a, in);
     return;
   }
   PLUMB_CHECK(quantize != Fp8Quantize::in_linear);  // the one-launch kernel has 8-row passes only
@@ -369,11 +371,9 @@ void fp8_linear_pair(const Fp8WeightView& w1, const LinearIo& io1, void* workspa
   }
   if (c1.a.splits == c2.a.splits && launch_cluster_pair(c1.a, c2.a, c1.in, c1.per_split, stream)) return;
   allow_shared_bytes<fp8_linear_fused_pair_kernel, kMaxPassBytes>();
-  const auto blocks = [](const Call& c) {
-    return int((c.a.n / 16 + kWarpsPerBlock - 1) / kWarpsPerBlock * c.a.splits);
-  };
-  launch(stream, "fp8_linear_fused_pair", fp8_linear_fused_pair_kernel, dim3(unsigned(blocks(c1) + blocks(c2))),
-         dim3(kWarpsPerBlock * 32), pass_acts_bytes(8, c1.per_split), c1.a, c2.a, blocks(c1), c1.in);
+  const int a_blocks = fused_blocks(c1.a);
+  launch(stream, "fp8_linear_fused_pair", fp8_linear_fused_pair_kernel, dim3(unsigned(a_blocks + fused_blocks(c2.a))),
+         dim3(kWarpsPerBlock * 32), pass_acts_bytes(8, c1.per_split), c1.a, c2.a, a_blocks, c1.in);
 }
 
 void fp8_linear(const Fp8WeightView& w, const uint16_t* x, int64_t rows, uint16_t* y, void* workspace,

@@ -191,9 +191,9 @@ __global__ void indexer_sort_kernel(IndexerArgs p, const int64_t* token_rows, co
 // number of visible rows that rank before it, so the rows picked, and their order, are any correct sort's. Rank
 // keys make the order one 64-bit compare: value descending (+0 and -0 equal, NaN after every number), then index.
 // kRankParts threads count for each row, a share of the rows each (eight: twice the blocks of four, session 12);
-// a row with more than `kept` rows before it is
-// neither picked nor the margin's, so it stops counting. The row ranked `kept` also finds the row just before it
-// (the largest key below its own) and writes the margin: the last kept score minus the first left out.
+// a row with more than `kept` rows before it is neither picked nor the margin's, so it stops counting. The row
+// ranked `kept` also finds the row just before it (the largest key below its own) and writes the margin: the last
+// kept score minus the first left out.
 constexpr int kRankThreads = 256, kRankParts = 8, kRankRows = kRankThreads / kRankParts, kRankChunk = 4096,
               kRankBlocksY = 64;
 
