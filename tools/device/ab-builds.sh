@@ -35,7 +35,9 @@ done; done
 } | tee $OUT/checks.txt
 echo "t=$SECONDS"
 for v in "${VARIANTS[@]}"; do t=$(tag $v)
-  [[ $v == *@* ]] && continue  # settings change graph launches only; kernels alone and the timer run no graphs
+  # settings that change graph launches only are skipped (kernels alone and the timer run no graphs); SETTINGS_KERNELS=1
+  # times them too, for settings that change kernels
+  [[ $v == *@* && ${SETTINGS_KERNELS:-0} != 1 ]] && continue
   timeout -k 5 150 $(cmd $v) synth --only kernels > $OUT/kernels-$t.txt 2>&1
   [[ ${LIGHT:-0} == 1 ]] && continue
   PLUMB_CUDA_KERNEL_TIMES=1 timeout -k 5 60 $(cmd $v) synth --only layers --rows 1 --repeats 4 > /tmp/kt-$t.txt 2>&1
@@ -47,7 +49,7 @@ for rep in $REPS; do for v in "${VARIANTS[@]}"; do t=$(tag $v)
   timeout -k 5 60 $(cmd $v) synth --only layers --rows 1 16 --repeats 10 > $OUT/layers-$t-$rep.txt 2>&1
 done; done
 for v in "${VARIANTS[@]}"; do t=$(tag $v)
-  echo "== $v"; [[ $v == *@* ]] || { grep -E "^fp8 rows +wq_b|^experts .* (1|16) " $OUT/kernels-$t.txt; head -12 $OUT/kernel-times-$t.txt 2>/dev/null; }
+  echo "== $v"; [[ -s $OUT/kernels-$t.txt ]] && { grep -E "^fp8 rows +(wq_b|wo_b)|^experts .* (1|16) " $OUT/kernels-$t.txt; head -12 $OUT/kernel-times-$t.txt 2>/dev/null; }
   # the timer's totals: launches and summed device time (each kernel with a node gap the graphs hide)
   [[ -s $OUT/kernel-times-$t.txt ]] && awk 'NR > 1 && NF >= 6 { ms += $4; n += $3 } END { printf "kernel timer: %d launches, %.2f ms\n", n, ms }' $OUT/kernel-times-$t.txt
   for rep in $REPS; do grep -hE "^43" $OUT/layers-$t-$rep.txt; done
