@@ -124,22 +124,52 @@ __device__ __forceinline__ void sum_splits(const LinearArgs& a, int64_t mtile, i
   if (lane == 0) a.arrivals[mtile] = 0u;
 }
 
+// With kBlockSum, a tile's K splits are neighbouring warps of one block (W of them a block, W a multiple of the
+// splits), and after each pass they hand their sums to split 0 through shared memory, which adds them in ascending
+// split order (the global tail's order, so the same bits) and writes the outputs: no partials, fences or arrival
+// atomic. `active` is false for warps past the last tile, which still meet the block's barriers.
+template <int NT, int W>
+__device__ __forceinline__ void sum_pass_in_block(const LinearArgs& a, int64_t base, int split, bool active,
+                                                  int64_t m0, int64_t m1, int t, const float (&acc)[NT][4]) {
+  __shared__ float sums[W][NT * 4][32];
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+#pragma unroll
+  for (int i = 0; i < NT * 4; ++i) sums[warp][i][lane] = acc[i / 4][i % 4];
+  __syncthreads();
+  if (active && split == 0) {
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int64_t row = base + nt * 8 + 2 * t + (j & 1);
+        if (row >= a.rows) continue;
+        float sum = sums[warp][nt * 4 + j][lane];
+        for (int s = 1; s < a.splits; ++s) sum += sums[warp + s][nt * 4 + j][lane];
+        store_output(a, row, j < 2 ? m0 : m1, sum);
+      }
+    }
+  }
+  __syncthreads();  // the next pass overwrites the sums
+}
+
 // The two-launch kernel (act_quant_kernel first): a warp owns 16 output features and one K split; each pass
-// covers NT * 8 rows. With several splits, the last warp of a feature tile to finish sums the splits' partials in
-// ascending order (the same order every launch). The 8-row variant is held to 128 registers so four blocks fit per
-// multiprocessor: at 148 registers three did, and wq_b's 2048 warps ran in two waves.
-template <int NT>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) fp8_linear_kernel(LinearArgs a) {
-  const int warp_id = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x) / 32;  // 32-bit: no 64-bit division
+// covers NT * 8 rows. With several splits, either the block sums them (kBlockSum, above) or the last warp of a
+// feature tile to finish sums the splits' partials in ascending order (the same order every launch). The 8-row
+// variant is held to 128 registers so 16 warps fit per multiprocessor: at 148 registers 12 did, and wq_b's 2048
+// warps ran in two waves.
+template <int NT, int W, bool kBlockSum>
+__global__ void __launch_bounds__(W * 32, NT == 1 ? 16 / W : 1) fp8_linear_kernel(LinearArgs a) {
+  const int warp_id = int(blockIdx.x) * W + int(threadIdx.x) / 32;  // 32-bit: no 64-bit division
   const int mtiles = int(a.n / 16);
-  const int64_t mtile = warp_id / a.splits;
+  const bool active = !kBlockSum || warp_id < mtiles * a.splits;  // without kBlockSum, inactive warps return
+  const int64_t mtile = active ? warp_id / a.splits : 0;           // an inactive warp reads tile 0, unused
   const int split = warp_id % a.splits;
   const int64_t kblocks = a.k / 128;
   const int64_t per_split = kblocks / a.splits;
   const int64_t kb0 = split * per_split;
   wait_for_earlier_kernels();
   allow_next_kernel();
-  if (warp_id >= mtiles * a.splits) return;
+  if (!kBlockSum && warp_id >= mtiles * a.splits) return;
   const int64_t kb1 = kb0 + per_split - (a.control == control_drop_last && split == a.splits - 1 ? 1 : 0);
   const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
   const int64_t m0 = mtile * 16 + g, m1 = m0 + 8;
@@ -157,9 +187,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) fp8_line
       mma_block<NT>(cur, e8m0_value(wscale_row[kb]), acc);
       cur = nxt;
     }
-    finish_pass<NT>(a, base, split, m0, m1, t, acc);
+    if constexpr (kBlockSum) {
+      sum_pass_in_block<NT, W>(a, base, split, active, m0, m1, t, acc);
+    } else {
+      finish_pass<NT>(a, base, split, m0, m1, t, acc);
+    }
   }
-  if (a.splits > 1) sum_splits(a, mtile, lane);
+  if (!kBlockSum && a.splits > 1) sum_splits(a, mtile, lane);
 }
 
 // One block of the one-launch kernel (block numbers its place in this linear's grid): a block's four warps share one
@@ -313,6 +347,28 @@ bool pair_enabled() {
   return on;
 }
 
+// PLUMB_FP8_BLOCK_SUM=0 sends the two-launch kernel's K splits through the global tail (an A/B switch; same bits).
+bool block_sum_enabled() {
+  static const bool on = env_switch_on("PLUMB_FP8_BLOCK_SUM");
+  return on;
+}
+
+// The two-launch kernel for one pass size: up to 8 K splits summed in blocks of max(4, splits) warps, more through
+// the global tail in blocks of 4.
+template <int NT>
+void launch_two_launch_kernel(const LinearArgs& a, Stream stream) {
+  const int64_t warps = (a.n / 16) * a.splits;
+  auto blocks = [&](int w) { return dim3(unsigned((warps + w - 1) / w)); };
+  if (a.splits > 1 && a.splits <= 4 && block_sum_enabled()) {
+    launch(stream, "fp8_linear", fp8_linear_kernel<NT, 4, true>, blocks(4), dim3(4 * 32), 0, a);
+  } else if (a.splits > 4 && a.splits <= 8 && block_sum_enabled()) {
+    launch(stream, "fp8_linear", fp8_linear_kernel<NT, 8, true>, blocks(8), dim3(8 * 32), 0, a);
+  } else {
+    launch(stream, "fp8_linear", fp8_linear_kernel<NT, kWarpsPerBlock, false>, blocks(kWarpsPerBlock),
+           dim3(kWarpsPerBlock * 32), 0, a);
+  }
+}
+
 }  // namespace
 
 void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* workspace, int rows_per_pass,
@@ -344,12 +400,10 @@ void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* 
   } else {
     quantize_rows(static_cast<const uint16_t*>(io.x), in.stride, rows, w.k, call.xq, call.xs, stream);
   }
-  const int64_t warps = (w.n / 16) * a.splits;
-  const unsigned blocks = unsigned((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
   switch (rows_per_pass) {
-    case 8: launch(stream, "fp8_linear", fp8_linear_kernel<1>, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
-    case 16: launch(stream, "fp8_linear", fp8_linear_kernel<2>, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
-    case 32: launch(stream, "fp8_linear", fp8_linear_kernel<4>, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
+    case 8: launch_two_launch_kernel<1>(a, stream); break;
+    case 16: launch_two_launch_kernel<2>(a, stream); break;
+    case 32: launch_two_launch_kernel<4>(a, stream); break;
     default: fail("fp8_linear: rows_per_pass must be 8, 16 or 32, got {}", rows_per_pass);
   }
 }
