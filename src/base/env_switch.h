@@ -1,5 +1,5 @@
 // The engine's A/B switches from the environment (PLUMB_CUDA_GRAPHS, PLUMB_CUDA_PDL, PLUMB_FP8_PAIR,
-// PLUMB_FP8_CLUSTER): each is on unless its variable is exactly "0".
+// PLUMB_FP8_CLUSTER, PLUMB_FP8_BLOCK_SUM): each is on unless its variable is exactly "0".
 #pragma once
 
 #include <cstdlib>
