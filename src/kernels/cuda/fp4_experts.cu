@@ -238,7 +238,7 @@ __device__ __forceinline__ BlockScales block_scales(uint32_t sg, uint32_t sg8, i
 }
 
 // Promotes one 32-block's MMA sums: acc += block * s_act * s_weight.
-template <int NT>
+template <int NT, bool NO_C>
 __device__ __forceinline__ void fp4_block(float (&acc)[NT][4], uint32_t wg, uint32_t wg8, float sw_g, float sw_g8,
                                           int j, const uint2 (&b)[NT][4], const float (&sa)[NT][2]) {
   const uint32_t a0 = e2m1_low_nibbles_to_e4m3(wg), a2 = e2m1_high_nibbles_to_e4m3(wg);
@@ -246,7 +246,11 @@ __device__ __forceinline__ void fp4_block(float (&acc)[NT][4], uint32_t wg, uint
 #pragma unroll
   for (int nt = 0; nt < NT; ++nt) {
     float d[4] = {0.f, 0.f, 0.f, 0.f};
-    mma_e4m3_16x8x32(d, a0, a1, a2, a3, b[nt][j].x, b[nt][j].y);
+    if constexpr (NO_C) {
+      mma_e4m3_16x8x32_no_c(d, a0, a1, a2, a3, b[nt][j].x, b[nt][j].y);
+    } else {
+      mma_e4m3_16x8x32(d, a0, a1, a2, a3, b[nt][j].x, b[nt][j].y);
+    }
 #pragma unroll
     for (int jj = 0; jj < 4; ++jj) acc[nt][jj] = fmaf(d[jj] * sa[nt][jj & 1], jj < 2 ? sw_g : sw_g8, acc[nt][jj]);
   }
@@ -285,7 +289,7 @@ static_assert(kWarpsPerBlock == 4, "split_pair_barrier names one barrier for eac
 // in ascending split order.
 // The 8-row variant is held to 128 registers (four 128-thread blocks per SM instead of three for gate/up at 163;
 // ptxas spills a few dozen bytes): 16 rows routed apart 824 -> 752 us, one row unchanged (H200).
-template <int NT, bool TWO>
+template <int NT, bool TWO, bool NO_C>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_pass_kernel(PassArgs a) {
   kernel_prologue();
   const int warp_id = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x) / 32;  // 32-bit: no 64-bit divisions
@@ -373,10 +377,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_
       if (TWO) sw3 = block_scales(st.s3g, st.s3g8, a.control);
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        fp4_block<NT>(acc1, word_of(st.w1a, st.w1b, 2 * j), word_of(st.w1a, st.w1b, 2 * j + 1), sw1.g[j], sw1.g8[j],
+        fp4_block<NT, NO_C>(acc1, word_of(st.w1a, st.w1b, 2 * j), word_of(st.w1a, st.w1b, 2 * j + 1), sw1.g[j], sw1.g8[j],
                       j, st.b, st.sa);
         if (TWO)
-          fp4_block<NT>(acc3, word_of(st.w3a, st.w3b, 2 * j), word_of(st.w3a, st.w3b, 2 * j + 1), sw3.g[j],
+          fp4_block<NT, NO_C>(acc3, word_of(st.w3a, st.w3b, 2 * j), word_of(st.w3a, st.w3b, 2 * j + 1), sw3.g[j],
                         sw3.g8[j], j, st.b, st.sa);
       }
     };
@@ -501,14 +505,31 @@ __global__ void fill_tables(const uint8_t* w13, const uint8_t* s13, const uint8_
   t[5 * experts + e] = s2 + e * sc2;
 }
 
+// PLUMB_EXPERTS_NO_C=0 runs the gate/up pass's MMAs through the compiler's emulation with its add of a zero C (an
+// A/B switch; same bits).
+bool no_c_enabled() {
+  static const bool on = env_switch_on("PLUMB_EXPERTS_NO_C");
+  return on;
+}
+
+// The gate/up pass without the zero C's adds; the down pass keeps the emulation (session 12's experts-f16 wrote
+// both passes' MMAs out and lost 1.1 us in the down pass).
+template <int NT, bool TWO>
+auto pass_kernel() {
+  if constexpr (TWO) {
+    if (no_c_enabled()) return experts_pass_kernel<NT, TWO, true>;
+  }
+  return experts_pass_kernel<NT, TWO, false>;
+}
+
 template <bool TWO>
 void launch_pass(const PassArgs& a, int64_t max_active, int rows_per_pass, Stream s) {
   const int64_t warps = max_active * a.tiles * a.splits;
   const unsigned blocks = unsigned((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
   switch (rows_per_pass) {
-    case 8: launch(s, "experts_pass", experts_pass_kernel<1, TWO>, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
-    case 16: launch(s, "experts_pass", experts_pass_kernel<2, TWO>, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
-    case 32: launch(s, "experts_pass", experts_pass_kernel<4, TWO>, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
+    case 8: launch(s, "experts_pass", pass_kernel<1, TWO>(), dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
+    case 16: launch(s, "experts_pass", pass_kernel<2, TWO>(), dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
+    case 32: launch(s, "experts_pass", pass_kernel<4, TWO>(), dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
     default: fail("fp4_experts: rows_per_pass must be 8, 16 or 32, got {}", rows_per_pass);
   }
 }
