@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "base/env_switch.h"
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/dependent_launch.cuh"
@@ -168,6 +169,25 @@ __device__ __forceinline__ uint32_t word_of(const uint4& a, const uint4& b, int 
   }
 }
 
+// From 9 rows on, a pass launch serves either the experts with at most 8 pairs (in 8-row passes) or those with more
+// (in 16-row passes, each 32-wide weight group decoded once for 16 rows); rows alone or forced pass sizes take all.
+enum ExpertsTaken : int { take_all = 0, take_small = 1, take_large = 2 };
+constexpr int32_t kSmallExpertPairs = 8;
+
+// The active slot of the launch's `index`-th expert with more than kSmallExpertPairs pairs, or -1 (warp-uniform).
+__device__ __forceinline__ int64_t nth_large_slot(const int32_t* offsets, int32_t n_active, int index) {
+  const int lane = int(threadIdx.x % 32);
+  for (int base = 0; base < n_active; base += 32) {
+    const int s = base + lane;
+    const bool large = s < n_active && offsets[s + 1] - offsets[s] > kSmallExpertPairs;
+    const unsigned mask = __ballot_sync(0xffffffffu, large);
+    const int count = __popc(mask);
+    if (index < count) return base + __fns(mask, 0, index + 1);
+    index -= count;
+  }
+  return -1;
+}
+
 struct PassArgs {
   Workspace ws;
   const uint8_t* const* codes;  // per expert: w1 (gate/up) or w2 (down), shuffled layout
@@ -185,6 +205,7 @@ struct PassArgs {
   float limit;
   uint16_t* out;           // [pairs, out_features]
   int control;
+  int experts_taken;       // which active experts the launch serves (ExpertsTaken)
 };
 
 // The four e8m0 scales of a word as floats, byte j to v[j]: the values e8m0_value gives. Shifting the byte into
@@ -217,7 +238,7 @@ __device__ __forceinline__ BlockScales block_scales(uint32_t sg, uint32_t sg8, i
 }
 
 // Promotes one 32-block's MMA sums: acc += block * s_act * s_weight.
-template <int NT>
+template <int NT, bool NO_C>
 __device__ __forceinline__ void fp4_block(float (&acc)[NT][4], uint32_t wg, uint32_t wg8, float sw_g, float sw_g8,
                                           int j, const uint2 (&b)[NT][4], const float (&sa)[NT][2]) {
   const uint32_t a0 = e2m1_low_nibbles_to_e4m3(wg), a2 = e2m1_high_nibbles_to_e4m3(wg);
@@ -225,7 +246,11 @@ __device__ __forceinline__ void fp4_block(float (&acc)[NT][4], uint32_t wg, uint
 #pragma unroll
   for (int nt = 0; nt < NT; ++nt) {
     float d[4] = {0.f, 0.f, 0.f, 0.f};
-    mma_e4m3_16x8x32(d, a0, a1, a2, a3, b[nt][j].x, b[nt][j].y);
+    if constexpr (NO_C) {
+      mma_e4m3_16x8x32_no_c(d, a0, a1, a2, a3, b[nt][j].x, b[nt][j].y);
+    } else {
+      mma_e4m3_16x8x32(d, a0, a1, a2, a3, b[nt][j].x, b[nt][j].y);
+    }
 #pragma unroll
     for (int jj = 0; jj < 4; ++jj) acc[nt][jj] = fmaf(d[jj] * sa[nt][jj & 1], jj < 2 ? sw_g : sw_g8, acc[nt][jj]);
   }
@@ -264,17 +289,19 @@ static_assert(kWarpsPerBlock == 4, "split_pair_barrier names one barrier for eac
 // in ascending split order.
 // The 8-row variant is held to 128 registers (four 128-thread blocks per SM instead of three for gate/up at 163;
 // ptxas spills a few dozen bytes): 16 rows routed apart 824 -> 752 us, one row unchanged (H200).
-template <int NT, bool TWO>
+template <int NT, bool TWO, bool NO_C>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_pass_kernel(PassArgs a) {
   kernel_prologue();
   const int warp_id = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x) / 32;  // 32-bit: no 64-bit divisions
   const int tiles = int(a.tiles), splits = int(a.splits);
-  const int64_t slot = warp_id / (tiles * splits);
   const int64_t tile = (warp_id / splits) % tiles;
   const int64_t split = warp_id % splits;
-  if (slot >= *a.ws.n_active) return;
-  const int32_t expert = a.ws.active[slot];
+  int64_t slot = warp_id / (tiles * splits);
+  if (a.experts_taken == take_large) slot = nth_large_slot(a.ws.offsets, *a.ws.n_active, int(slot));
+  if (slot < 0 || slot >= *a.ws.n_active) return;
   const int32_t begin = a.ws.offsets[slot], end = a.ws.offsets[slot + 1];
+  if (a.experts_taken == take_small && end - begin > kSmallExpertPairs) return;
+  const int32_t expert = a.ws.active[slot];
   const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
   const int64_t supers = a.k / 128, per_split = supers / a.splits;
   const int64_t sb0 = split * per_split, sb1 = sb0 + per_split;
@@ -350,10 +377,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_
       if (TWO) sw3 = block_scales(st.s3g, st.s3g8, a.control);
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        fp4_block<NT>(acc1, word_of(st.w1a, st.w1b, 2 * j), word_of(st.w1a, st.w1b, 2 * j + 1), sw1.g[j], sw1.g8[j],
+        fp4_block<NT, NO_C>(acc1, word_of(st.w1a, st.w1b, 2 * j), word_of(st.w1a, st.w1b, 2 * j + 1), sw1.g[j], sw1.g8[j],
                       j, st.b, st.sa);
         if (TWO)
-          fp4_block<NT>(acc3, word_of(st.w3a, st.w3b, 2 * j), word_of(st.w3a, st.w3b, 2 * j + 1), sw3.g[j],
+          fp4_block<NT, NO_C>(acc3, word_of(st.w3a, st.w3b, 2 * j), word_of(st.w3a, st.w3b, 2 * j + 1), sw3.g[j],
                         sw3.g8[j], j, st.b, st.sa);
       }
     };
@@ -478,16 +505,49 @@ __global__ void fill_tables(const uint8_t* w13, const uint8_t* s13, const uint8_
   t[5 * experts + e] = s2 + e * sc2;
 }
 
+// PLUMB_EXPERTS_NO_C=0 runs the gate/up pass's MMAs through the compiler's emulation with its add of a zero C (an
+// A/B switch; same bits).
+bool no_c_enabled() {
+  static const bool on = env_switch_on("PLUMB_EXPERTS_NO_C");
+  return on;
+}
+
+// The gate/up pass without the zero C's adds; the down pass keeps the emulation (session 12's experts-f16 wrote
+// both passes' MMAs out and lost 1.1 us in the down pass).
+template <int NT, bool TWO>
+auto pass_kernel() {
+  if constexpr (TWO) {
+    if (no_c_enabled()) return experts_pass_kernel<NT, TWO, true>;
+  }
+  return experts_pass_kernel<NT, TWO, false>;
+}
+
 template <bool TWO>
 void launch_pass(const PassArgs& a, int64_t max_active, int rows_per_pass, Stream s) {
   const int64_t warps = max_active * a.tiles * a.splits;
   const unsigned blocks = unsigned((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
   switch (rows_per_pass) {
-    case 8: launch(s, "experts_pass", experts_pass_kernel<1, TWO>, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
-    case 16: launch(s, "experts_pass", experts_pass_kernel<2, TWO>, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
-    case 32: launch(s, "experts_pass", experts_pass_kernel<4, TWO>, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
+    case 8: launch(s, "experts_pass", pass_kernel<1, TWO>(), dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
+    case 16: launch(s, "experts_pass", pass_kernel<2, TWO>(), dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
+    case 32: launch(s, "experts_pass", pass_kernel<4, TWO>(), dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
     default: fail("fp4_experts: rows_per_pass must be 8, 16 or 32, got {}", rows_per_pass);
   }
+}
+
+// A pass at 9 rows or more: experts with up to 8 pairs in 8-row passes, then those with more in 16-row passes (at
+// most pairs / 9 of them, so the second grid is small).
+template <bool TWO>
+void launch_pass_by_size(PassArgs a, int64_t max_active, int64_t pairs, Stream s) {
+  a.experts_taken = take_small;
+  launch_pass<TWO>(a, max_active, 8, s);
+  a.experts_taken = take_large;
+  launch_pass<TWO>(a, std::min(max_active, pairs / (kSmallExpertPairs + 1)), 16, s);
+}
+
+// PLUMB_EXPERTS_BY_SIZE=0 keeps one launch of a pass size for every expert (an A/B switch; same bits).
+bool by_size_enabled() {
+  static const bool on = env_switch_on("PLUMB_EXPERTS_BY_SIZE");
+  return on;
 }
 
 }  // namespace
@@ -512,8 +572,10 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   PLUMB_CHECK(w.hidden % 128 == 0 && w.inter % 128 == 0);
   const int64_t pairs = rows * routing.top_k;
   const Workspace ws = carve(workspace, w, rows, pairs);
-  // Passes of 8 up to 16 rows: measured faster than passes of 16 at 16 rows (same 6 experts 145 vs 155 us, rows
-  // routed apart 821 vs 1225 us, H200); 16 beyond (not measured; the 32-row pass spills registers).
+  // Unless the caller fixes the pass size: one launch of 8-row passes up to 8 rows, and from 9 rows on the experts
+  // split by their pair count (launch_pass_by_size). Passes of 16 for every expert lost at 16 rows routed apart
+  // (474 -> 746 us) and passes of 8 for every expert at 16 rows on the same 6 (80 -> 97 us; H200, session 13 call 1).
+  const bool by_size = rows_per_pass == 0 && rows > 8 && by_size_enabled();
   if (rows_per_pass == 0) rows_per_pass = rows <= 16 ? 8 : 16;
   const int64_t max_active = std::min<int64_t>(w.experts, pairs);
   const int control = kernels::planted(kFirstRow)     ? control_first_row
@@ -546,7 +608,11 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   up.limit = limit;
   up.out = ws.h;
   up.control = control;
-  launch_pass<true>(up, max_active, rows_per_pass, stream);
+  if (by_size) {
+    launch_pass_by_size<true>(up, max_active, pairs, stream);
+  } else {
+    launch_pass<true>(up, max_active, rows_per_pass, stream);
+  }
   act_quant_e4m3(ws.h, pairs, w.inter, ws.hq, ws.hs, stream);
 
   PassArgs down = up;
@@ -562,7 +628,11 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   down.xs = ws.hs;
   down.by_row = false;
   down.out = ws.o;
-  launch_pass<false>(down, max_active, rows_per_pass, stream);
+  if (by_size) {
+    launch_pass_by_size<false>(down, max_active, pairs, stream);
+  } else {
+    launch_pass<false>(down, max_active, rows_per_pass, stream);
+  }
 
   const int64_t count = rows * w.hidden;
   launch(stream, "combine", combine_kernel, dim3(unsigned((count + 255) / 256)), dim3(256), 0, ws.o, routing.ids,

@@ -23,6 +23,34 @@ __device__ __forceinline__ void mma_e4m3_16x8x32(float (&d)[4], uint32_t a0, uin
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
+// D = A B (no C) for the same e4m3 tile, written as the emulation's own two f16 HMMAs: each register's e4m3 bytes
+// 0-1 widened to f16 (exact) and summed from a zero accumulator, then bytes 2-3 on top. It leaves out the
+// emulation's final four FADDs of a zero C, which change nothing but a -0 sum into +0 (callers add D into a
+// +0-started accumulator, where the two are the same).
+__device__ __forceinline__ uint32_t e4m3x2_to_f16x2(uint32_t word, int half) {
+  uint32_t h;
+  if (half == 0) {
+    asm("{\n .reg .b16 lo, hi;\n mov.b32 {lo, hi}, %1;\n cvt.rn.f16x2.e4m3x2 %0, lo;\n}" : "=r"(h) : "r"(word));
+  } else {
+    asm("{\n .reg .b16 lo, hi;\n mov.b32 {lo, hi}, %1;\n cvt.rn.f16x2.e4m3x2 %0, hi;\n}" : "=r"(h) : "r"(word));
+  }
+  return h;
+}
+__device__ __forceinline__ void mma_e4m3_16x8x32_no_c(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2,
+                                                      uint32_t a3, uint32_t b0, uint32_t b1) {
+  float z[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(e4m3x2_to_f16x2(a0, half)), "r"(e4m3x2_to_f16x2(a1, half)), "r"(e4m3x2_to_f16x2(a2, half)),
+          "r"(e4m3x2_to_f16x2(a3, half)), "r"(e4m3x2_to_f16x2(b0, half)), "r"(e4m3x2_to_f16x2(b1, half)),
+          "f"(z[0]), "f"(z[1]), "f"(z[2]), "f"(z[3]));
+#pragma unroll
+    for (int i = 0; i < 4; ++i) z[i] = d[i];
+  }
+}
+
 // Weights are read once per launch: keep them out of L1.
 __device__ __forceinline__ uint4 load_stream_16(const void* p) {
   uint4 v;
