@@ -5,6 +5,7 @@
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/cuda/fp4_experts.h"
+#include "kernels/cuda/fp4_experts_glue.h"
 #include "kernels/cuda/fp4_widen.h"
 #include "kernels/cuda/fp8_linear.h"
 #include "kernels/cuda/launch.cuh"
@@ -12,10 +13,10 @@
 #include "kernels/cuda/zero.h"
 
 namespace plumb::cuda {
+using namespace experts_detail;
 namespace {
 
 constexpr int kWarpsPerBlock = 4;
-constexpr int kMaxTopK = 16;
 // K values per split: 16 super-blocks a warp. One row's passes are then 1536 warps each, one wave at four 128-thread
 // blocks a multiprocessor, and the down pass has one split (no partials); at 1024 they were 1.45 waves. H200 (session
 // 10 call 4): experts at one row 53.3 -> 45.9 us, 16 rows on the same 6 experts 116 -> 104, routed apart 590 -> 484.
@@ -33,22 +34,6 @@ enum : int { control_none = 0, control_first_row = 1, control_scale_per_64 = 2 }
 
 size_t align256(size_t b) { return (b + 255) / 256 * 256; }
 int64_t splits_for(int64_t k) { return std::max<int64_t>(1, k / kSplitK); }
-
-struct Workspace {
-  int32_t* counts;
-  int32_t* offsets;   // [experts + 1] by active slot
-  int32_t* active;    // expert id of each active slot
-  int32_t* n_active;
-  int32_t* list;      // pair ids grouped by active slot, ascending
-  unsigned* arrivals; // [experts * max(tiles)] split arrival counters, zero between calls
-  float* partial;     // split partials, reused by both passes
-  uint8_t* xq;        // [rows, hidden] e4m3 and
-  float* xs;          // [rows, hidden / 128] scales of the input
-  uint16_t* h;        // [pairs, inter] bf16
-  uint8_t* hq;        // [pairs, inter] e4m3 and
-  float* hs;          // [pairs, inter / 128] scales of h
-  uint16_t* o;        // [pairs, hidden] bf16
-};
 
 size_t arrival_count(const Fp4ExpertsView& w) { return size_t(w.experts * std::max(w.inter, w.hidden) / 16); }
 
@@ -78,82 +63,6 @@ Workspace carve(void* base, const Fp4ExpertsView& w, int64_t rows, int64_t pairs
   ws.hs = reinterpret_cast<float*>(take(size_t(pairs * (w.inter / 128)) * 4));
   ws.o = reinterpret_cast<uint16_t*>(take(size_t(pairs * w.hidden) * 2));
   return ws;
-}
-
-// Groups the launch's (row, k) pairs by expert, in ascending pair order: a fixed function of the routing. One
-// thread per expert: counts in shared memory, a block-wide scan numbers the active experts and their offsets, then
-// each active expert's thread lists its pairs in order.
-constexpr int kListThreads = 1024;
-__device__ __forceinline__ void build_expert_lists(const int32_t* __restrict__ ids, int64_t pairs, int experts,
-                                                   const Workspace& ws) {
-  __shared__ int32_t count[kListThreads], warp_pairs[32], warp_active[32];
-  const int e = int(threadIdx.x), lane = e % 32, warp = e / 32;
-  count[e] = 0;
-  __syncthreads();
-  for (int64_t p = e; p < pairs; p += blockDim.x) {
-    const int32_t id = ids[p];
-    if (id >= 0 && id < experts) atomicAdd(&count[id], 1);
-  }
-  __syncthreads();
-  const int32_t mine = e < experts ? count[e] : 0, active = mine > 0 ? 1 : 0;
-  int32_t pairs_incl = mine, active_incl = active;  // inclusive scans within the warp
-  for (int o = 1; o < 32; o <<= 1) {
-    const int32_t a = __shfl_up_sync(0xffffffffu, pairs_incl, o), b = __shfl_up_sync(0xffffffffu, active_incl, o);
-    if (lane >= o) pairs_incl += a, active_incl += b;
-  }
-  if (lane == 31) warp_pairs[warp] = pairs_incl, warp_active[warp] = active_incl;
-  __syncthreads();
-  if (warp == 0) {  // exclusive scan of the warps' totals
-    int32_t p = warp_pairs[lane], a = warp_active[lane];
-    for (int o = 1; o < 32; o <<= 1) {
-      const int32_t x = __shfl_up_sync(0xffffffffu, p, o), y = __shfl_up_sync(0xffffffffu, a, o);
-      if (lane >= o) p += x, a += y;
-    }
-    warp_pairs[lane] = p - warp_pairs[lane];
-    warp_active[lane] = a - warp_active[lane];
-    if (lane == 31) {
-      *ws.n_active = a;
-      ws.offsets[a] = p;
-    }
-  }
-  __syncthreads();
-  if (!active) return;
-  const int32_t slot = warp_active[warp] + active_incl - 1;
-  int32_t pos = warp_pairs[warp] + pairs_incl - mine;
-  ws.offsets[slot] = pos;
-  ws.active[slot] = e;
-  for (int64_t p = 0; p < pairs; ++p)
-    if (ids[p] == e) ws.list[pos++] = int32_t(p);
-}
-
-// Where the up pass's rows come from: [rows, stride] bf16 bits, or float32 when f32.
-struct ExpertsInput {
-  const void* x;
-  bool f32;
-  int64_t stride, rows, hidden;
-};
-
-// Block 0 groups the pairs by expert; every other block quantizes input rows for the up pass, a warp per 128-wide
-// K block, with act_quant's own code. One launch where there were two (the list and the quantization).
-__global__ void __launch_bounds__(kListThreads) prepare_experts(const int32_t* __restrict__ ids, int64_t pairs,
-                                                                int experts, Workspace ws, ExpertsInput in) {
-  kernel_prologue();
-  if (blockIdx.x == 0) {
-    build_expert_lists(ids, pairs, experts, ws);
-    return;
-  }
-  const int64_t kblocks = in.hidden / 128;
-  const int64_t item = int64_t(blockIdx.x - 1) * (kListThreads / 32) + threadIdx.x / 32;
-  if (item >= in.rows * kblocks) return;
-  const int lane = threadIdx.x % 32;
-  const int64_t row = item / kblocks, kb = item % kblocks;
-  const int64_t at = row * in.stride + kb * 128 + lane * 4;
-  float v[4];
-  load_activations_4(in.x, in.f32, at, v);
-  uint32_t packed;
-  const float scale = quantize_block_128(v, packed);
-  *reinterpret_cast<uint32_t*>(ws.xq + row * in.hidden + kb * 128 + lane * 4) = packed;
-  if (lane == 0) ws.xs[row * kblocks + kb] = scale;
 }
 
 __device__ __forceinline__ uint32_t word_of(const uint4& a, const uint4& b, int i) {
@@ -466,45 +375,6 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_
   if (lane == 0) *counter = 0u;
 }
 
-// y[row] = sum of the row's expert outputs in ascending expert id (fp32), then the shared output; bf16 or the
-// float32 accumulator.
-__global__ void combine_kernel(const uint16_t* __restrict__ o, const int32_t* __restrict__ ids, int32_t top_k,
-                               const uint16_t* __restrict__ shared, int64_t rows, int64_t hidden, void* y, bool y_f32,
-                               bool round_bf16) {
-  kernel_prologue();
-  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= rows * hidden) return;
-  const int64_t row = i / hidden, d = i % hidden;
-  int32_t order[kMaxTopK];
-  for (int k = 0; k < top_k; ++k) order[k] = k;
-  for (int k = 1; k < top_k; ++k)  // insertion sort by (expert id, k)
-    for (int m = k; m > 0 && ids[row * top_k + order[m - 1]] > ids[row * top_k + order[m]]; --m) {
-      const int32_t tmp = order[m];
-      order[m] = order[m - 1];
-      order[m - 1] = tmp;
-    }
-  float acc = 0.f;
-  for (int k = 0; k < top_k; ++k) acc += bf16_bits_to_float(o[(row * top_k + order[k]) * hidden + d]);
-  if (shared) acc += bf16_bits_to_float(shared[i]);
-  if (y_f32) {
-    static_cast<float*>(y)[i] = round_bf16 ? bf16_bits_to_float(float_to_bf16_bits(acc)) : acc;
-  } else {
-    static_cast<uint16_t*>(y)[i] = float_to_bf16_bits(acc);
-  }
-}
-
-__global__ void fill_tables(const uint8_t* w13, const uint8_t* s13, const uint8_t* w2, const uint8_t* s2,
-                            int64_t experts, int64_t c13, int64_t sc13, int64_t c2, int64_t sc2, const uint8_t** t) {
-  const int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (e >= experts) return;
-  t[0 * experts + e] = w13 + (2 * e) * c13;
-  t[1 * experts + e] = s13 + (2 * e) * sc13;
-  t[2 * experts + e] = w13 + (2 * e + 1) * c13;
-  t[3 * experts + e] = s13 + (2 * e + 1) * sc13;
-  t[4 * experts + e] = w2 + e * c2;
-  t[5 * experts + e] = s2 + e * sc2;
-}
-
 // PLUMB_EXPERTS_NO_C=0 runs the gate/up pass's MMAs through the compiler's emulation with its add of a zero C (an
 // A/B switch; same bits).
 bool no_c_enabled() {
@@ -575,6 +445,8 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   // Unless the caller fixes the pass size: one launch of 8-row passes up to 8 rows, and from 9 rows on the experts
   // split by their pair count (launch_pass_by_size). Passes of 16 for every expert lost at 16 rows routed apart
   // (474 -> 746 us) and passes of 8 for every expert at 16 rows on the same 6 (80 -> 97 us; H200, session 13 call 1).
+  // Split: 90 us on the same 6, 468 routed apart (call 2); the 8-row launch's grid, sized for every expert and
+  // exiting at once on the same 6, still costs what passes of 16 for all did not.
   const bool by_size = rows_per_pass == 0 && rows > 8 && by_size_enabled();
   if (rows_per_pass == 0) rows_per_pass = rows <= 16 ? 8 : 16;
   const int64_t max_active = std::min<int64_t>(w.experts, pairs);
@@ -587,8 +459,7 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   PLUMB_CHECK(io.x_f32 || io.x_stride == 0 || io.x_stride == w.hidden);
   const ExpertsInput in{io.x, io.x_f32, io.x_stride ? io.x_stride : w.hidden, rows, w.hidden};
   const int64_t quant_blocks = (rows * (w.hidden / 128) + kListThreads / 32 - 1) / (kListThreads / 32);
-  launch(stream, "prepare_experts", prepare_experts, dim3(unsigned(1 + quant_blocks)), dim3(kListThreads), 0,
-         routing.ids, pairs, int(w.experts), ws, in);
+  launch_prepare_experts(routing.ids, pairs, int(w.experts), ws, in, quant_blocks, stream);
 
   PassArgs up{};
   up.ws = ws;
@@ -634,33 +505,7 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
     launch_pass<false>(down, max_active, rows_per_pass, stream);
   }
 
-  const int64_t count = rows * w.hidden;
-  launch(stream, "combine", combine_kernel, dim3(unsigned((count + 255) / 256)), dim3(256), 0, ws.o, routing.ids,
-         routing.top_k, shared, rows, w.hidden, io.y, io.y_f32, io.round_bf16);
+  launch_combine(ws.o, routing.ids, routing.top_k, shared, rows, w.hidden, io, stream);
 }
-
-void* make_fp4_expert_tables(const uint8_t* w13_codes, const uint8_t* w13_scales, const uint8_t* w2_codes,
-                             const uint8_t* w2_scales, int64_t experts, int64_t hidden, int64_t inter,
-                             Fp4ExpertsView& view) {
-  const uint8_t** t = nullptr;
-  PLUMB_CUDA_CHECK(cudaMalloc(&t, size_t(6 * experts) * sizeof(void*)));
-  fill_tables<<<unsigned((experts + 127) / 128), 128>>>(
-      w13_codes, w13_scales, w2_codes, w2_scales, experts, int64_t(fp4_shuffled_code_bytes(inter, hidden)),
-      int64_t(fp4_shuffled_scale_bytes(inter, hidden)), int64_t(fp4_shuffled_code_bytes(hidden, inter)),
-      int64_t(fp4_shuffled_scale_bytes(hidden, inter)), t);
-  PLUMB_CUDA_LAUNCHED("fill_tables");
-  view.w1_codes = t + 0 * experts;
-  view.w1_scales = t + 1 * experts;
-  view.w3_codes = t + 2 * experts;
-  view.w3_scales = t + 3 * experts;
-  view.w2_codes = t + 4 * experts;
-  view.w2_scales = t + 5 * experts;
-  view.experts = experts;
-  view.hidden = hidden;
-  view.inter = inter;
-  return t;
-}
-
-void free_fp4_expert_tables(void* tables) { cudaFree(tables); }
 
 }  // namespace plumb::cuda
