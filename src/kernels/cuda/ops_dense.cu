@@ -89,7 +89,14 @@ __global__ void dense_linear_kernel(WeightRef w, int64_t groups, View x, View y,
 // block first copies its group's slice of the activation rows into shared
 // memory with all its loads in flight, so the steps' activation reads cost a shared-memory access rather than an L2
 // round trip each (the router gate and the compressors at decode were 12-30 us for 0.7-8.5 MB, waiting on those).
-template <int F, bool kVectorX, int R, int P, int C, bool kSharedX = false>
+//
+// kBatchX (launches of more than kBatchAfterRows rows): every row's activations of a step are loaded before any row's
+// products. Loaded row by row after a row-count test, each load was its own round trip to L2: at 16 rows (ncu, H200,
+// session 13 call 6) a 256 x 4096 bf16 matrix took 103-107 us (8 at one row) and wo_a 273; batched, 30-33 and 205
+// us. The products and their order are the same. At one row the batched code cost the round 5% (more registers, the
+// absent rows' tests), so small launches keep the row-by-row loop.
+constexpr int64_t kBatchAfterRows = 4;
+template <int F, bool kVectorX, int R, int P, int C, bool kSharedX = false, bool kBatchX = false>
 __global__ void dense_linear_vector_kernel(WeightRef w, int64_t groups, View x, View y, bool round, float scale) {
   extern __shared__ __align__(16) float x_shared[];  // kSharedX: [x.rows][w.cols]
   using Raw = std::conditional_t<F == 2, uint4, uint2>;
@@ -153,21 +160,47 @@ __global__ void dense_linear_vector_kernel(WeightRef w, int64_t groups, View x, 
               }
             }
           }
-          for (int r = 0; r < P; ++r) {
-            if (base + r >= x.rows) break;
-            const float* xr = kSharedX ? x_shared + (base + r) * w.cols + c0 : row_ptr<const float>(x, base + r) + xoff + c0;
-            float xv[8];
-            if constexpr (kVectorX) {  // two 16-byte loads instead of eight: L1 request rate was the limit
-              const float4 a = *reinterpret_cast<const float4*>(xr), b = *reinterpret_cast<const float4*>(xr + 4);
-              xv[0] = a.x, xv[1] = a.y, xv[2] = a.z, xv[3] = a.w, xv[4] = b.x, xv[5] = b.y, xv[6] = b.z, xv[7] = b.w;
-            } else {
+          if constexpr (kBatchX) {
+            float xv[P][8];
 #pragma unroll
-              for (int i = 0; i < 8; ++i) xv[i] = xr[i];
+            for (int r = 0; r < P; ++r) {
+              if (base + r >= x.rows) continue;
+              const float* xr = row_ptr<const float>(x, base + r) + xoff + c0;
+              if constexpr (kVectorX) {
+                const float4 a = *reinterpret_cast<const float4*>(xr), b = *reinterpret_cast<const float4*>(xr + 4);
+                xv[r][0] = a.x, xv[r][1] = a.y, xv[r][2] = a.z, xv[r][3] = a.w;
+                xv[r][4] = b.x, xv[r][5] = b.y, xv[r][6] = b.z, xv[r][7] = b.w;
+              } else {
+#pragma unroll
+                for (int i = 0; i < 8; ++i) xv[r][i] = xr[i];
+              }
             }
 #pragma unroll
-            for (int q = 0; q < R; ++q)
+            for (int r = 0; r < P; ++r) {
+              if (base + r >= x.rows) continue;
 #pragma unroll
-              for (int i = 0; i < 8; ++i) acc[q][r] += wv[q][i] * xv[i];
+              for (int q = 0; q < R; ++q)
+#pragma unroll
+                for (int i = 0; i < 8; ++i) acc[q][r] += wv[q][i] * xv[r][i];
+            }
+          } else {
+            for (int r = 0; r < P; ++r) {
+              if (base + r >= x.rows) break;
+              const float* xr = kSharedX ? x_shared + (base + r) * w.cols + c0
+                                         : row_ptr<const float>(x, base + r) + xoff + c0;
+              float xv[8];
+              if constexpr (kVectorX) {  // two 16-byte loads instead of eight: L1 request rate was the limit
+                const float4 a = *reinterpret_cast<const float4*>(xr), b = *reinterpret_cast<const float4*>(xr + 4);
+                xv[0] = a.x, xv[1] = a.y, xv[2] = a.z, xv[3] = a.w, xv[4] = b.x, xv[5] = b.y, xv[6] = b.z, xv[7] = b.w;
+              } else {
+#pragma unroll
+                for (int i = 0; i < 8; ++i) xv[i] = xr[i];
+              }
+#pragma unroll
+              for (int q = 0; q < R; ++q)
+#pragma unroll
+                for (int i = 0; i < 8; ++i) acc[q][r] += wv[q][i] * xv[i];
+            }
           }
         }
       }
@@ -382,6 +415,14 @@ __global__ void copy_rows_kernel(View src, const int64_t* src_rows, View dst, co
 
 constexpr size_t kMaxSharedX = 64 << 10;
 
+// A vector kernel's row-by-row and batched instantiations (the batched one is the row-by-row one where kBatchable is
+// false: the four-features variant runs at four rows at most).
+template <int F, bool kVectorX, int R, int P, int C, bool kBatchable = true>
+struct VectorKernels {
+  static constexpr auto row_by_row = dense_linear_vector_kernel<F, kVectorX, R, P, C>;
+  static constexpr auto batched = dense_linear_vector_kernel<F, kVectorX, R, P, C, false, kBatchable>;
+};
+
 // The deep bf16 kernel with the activation rows in shared memory (up to kMaxSharedX bytes).
 template <bool kVectorX>
 void start_shared_x(const WeightRef& w, View x, View y, bool round_bf16, float output_scale, Stream s) {
@@ -408,10 +449,13 @@ void dense_linear(const WeightRef& w, int64_t groups, View x, View y, bool round
   const int64_t blocks = std::min<int64_t>((w.rows + 7) / 8, 65535);
   // x rows as float4 pairs when every row start is 16-byte aligned (w.cols % 8 == 0 keeps each lane's 8 aligned).
   const bool vector_x = reinterpret_cast<uintptr_t>(x.data) % 16 == 0 && x.stride % 4 == 0;
-  const auto start = [&](auto kernel, int features_per_warp) {
+  // start(VectorKernels<...>{}, features a warp): the batched kernel above kBatchAfterRows rows.
+  const auto start = [&](auto kernels, int features_per_warp) {
+    using K = decltype(kernels);
     const int64_t warps = (w.rows + features_per_warp - 1) / features_per_warp;
-    launch(s, "dense_linear", kernel, dim3(unsigned(std::min<int64_t>((warps + 7) / 8, 65535))), dim3(threads), 0, w,
-           groups, x, y, round_bf16, output_scale);
+    launch(s, "dense_linear", x.rows > kBatchAfterRows ? K::batched : K::row_by_row,
+           dim3(unsigned(std::min<int64_t>((warps + 7) / 8, 65535))), dim3(threads), 0, w, groups, x, y, round_bf16,
+           output_scale);
   };
   // Four features per warp and two activation rows per pass for large FP8 matrices at up to four rows (wo_a at
   // decode: 8192 rows, still 2048 warps; 47 -> 21 us at one row, H200); one feature and eight rows elsewhere, where
@@ -426,21 +470,21 @@ void dense_linear(const WeightRef& w, int64_t groups, View x, View y, bool round
     vector_x ? start_shared_x<true>(w, x, y, round_bf16, output_scale, s)
              : start_shared_x<false>(w, x, y, round_bf16, output_scale, s);
   } else if (w.format == kBf16 && w.cols % 8 == 0 && deep) {
-    vector_x ? start(dense_linear_vector_kernel<2, true, 1, kRowsPerPass, 16>, 1)
-             : start(dense_linear_vector_kernel<2, false, 1, kRowsPerPass, 16>, 1);
+    vector_x ? start(VectorKernels<2, true, 1, kRowsPerPass, 16>{}, 1)
+             : start(VectorKernels<2, false, 1, kRowsPerPass, 16>{}, 1);
   } else if (w.format == kBf16 && w.cols % 8 == 0) {
-    vector_x ? start(dense_linear_vector_kernel<2, true, 1, kRowsPerPass, 4>, 1)
-             : start(dense_linear_vector_kernel<2, false, 1, kRowsPerPass, 4>, 1);
+    vector_x ? start(VectorKernels<2, true, 1, kRowsPerPass, 4>{}, 1)
+             : start(VectorKernels<2, false, 1, kRowsPerPass, 4>{}, 1);
   } else if (w.format == kFp8Blocks && w.cols % 8 == 0 && four && (w.rows / groups) % 32 == 0 &&
              w.rows / 32 <= 65535 && shared_x <= kMaxSharedX) {
     vector_x ? start_grouped_shared_x<true>(w, groups, x, y, round_bf16, output_scale, s)
              : start_grouped_shared_x<false>(w, groups, x, y, round_bf16, output_scale, s);
   } else if (w.format == kFp8Blocks && w.cols % 8 == 0 && four) {
-    vector_x ? start(dense_linear_vector_kernel<0, true, 4, 2, 4>, 4)
-             : start(dense_linear_vector_kernel<0, false, 4, 2, 4>, 4);
+    vector_x ? start(VectorKernels<0, true, 4, 2, 4, false>{}, 4)
+             : start(VectorKernels<0, false, 4, 2, 4, false>{}, 4);
   } else if (w.format == kFp8Blocks && w.cols % 8 == 0) {
-    vector_x ? start(dense_linear_vector_kernel<0, true, 1, kRowsPerPass, 4>, 1)
-             : start(dense_linear_vector_kernel<0, false, 1, kRowsPerPass, 4>, 1);
+    vector_x ? start(VectorKernels<0, true, 1, kRowsPerPass, 4>{}, 1)
+             : start(VectorKernels<0, false, 1, kRowsPerPass, 4>{}, 1);
   } else {
     launch(s, "dense_linear", dense_linear_kernel, dim3(unsigned(blocks)), dim3(threads), 0, w, groups, x, y, round_bf16,
            output_scale);
