@@ -25,8 +25,9 @@ __device__ __forceinline__ void mma_e4m3_16x8x32(float (&d)[4], uint32_t a0, uin
 
 // D = A B (no C) for the same e4m3 tile, written as the emulation's own two f16 HMMAs: each register's e4m3 bytes
 // 0-1 widened to f16 (exact) and summed from a zero accumulator, then bytes 2-3 on top. It leaves out the
-// emulation's final four FADDs of a zero C, which change nothing but a -0 sum into +0 (callers add D into a
-// +0-started accumulator, where the two are the same).
+// emulation's final four FADDs of a zero C, which change nothing but a -0 sum into +0 and a NaN's payload into the
+// canonical one: callers multiply D (which canonicalizes a NaN too) and add it into a +0-started accumulator, where
+// -0 and +0 are the same.
 __device__ __forceinline__ uint32_t e4m3x2_to_f16x2(uint32_t word, int half) {
   uint32_t h;
   if (half == 0) {
