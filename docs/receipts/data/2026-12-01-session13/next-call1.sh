@@ -7,7 +7,8 @@
 #   rm .device/bin/test_dsv4_forward-43d0444; gzip .device/bin/plumb-* .device/bin/test_dsv4_forward*  # < 64 MiB
 # Then: bash docs/receipts/data/2026-12-01-session13/next-call1.sh
 # 1. Main (dense_linear's batched loads above 4 rows, merged in f6c7fcd, never run as combined) against 43d0444 (the
-#    last main that ran): bits at chunk 1 and 16 (expect cf824e82009a0f99), main's contract and CUDA tests, and the
+#    last main that ran): bits at chunk 1 and 16 (expect cf824e82009a0f99), main's contract (its experts entry has a
+#    new variant, the engine's own pass sizes, never run yet) and CUDA tests, and the
 #    round at 1, 4, 8 and 16 rows alternating twice (expect 1 and 4 rows as 43d0444, 8 rows about -7%, 16 about -10%).
 # 2. Two patches in next/, NOT run on a GPU, each with its switch (same bits either way):
 #    next-dense-four-rows8: large FP8 matrices (wo_a) above 4 rows four features a warp, 8 rows a pass
