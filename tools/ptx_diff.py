@@ -8,7 +8,8 @@ in) at REV and at REV2 (default: the working tree) to PTX with build-gpu/'s own 
 kernel's PTX after dropping line info and renumbering labels, local depots and the anonymous namespaces' hashes.
 Kernels are matched by name; --rename substitutes in the old side's names first (a template argument added:
 --rename 'ILi64EEE=ILi64ELb0EEE'). Prints one line a kernel: same, DIFF (with the number of differing lines), or
-only on one side. Exit status 1 if any kernel differs.
+only on one side. Exit status 1 if any kernel differs. --registers also drops the virtual registers' numbers, a
+weaker check (ptxas may allocate a renumbered kernel differently), for telling a renaming from a change.
 
 Needs build-gpu/ configured with -DPLUMB_CUDA=ON (scripts/device-bundle does it). A kernel whose PTX is the same is
 the same machine code: this is how a refactor or a merge shows it changes nothing on the GPU.
@@ -59,7 +60,7 @@ def to_ptx(args, tree, out):
     return new + ["-arch=sm_90a", "-ptx", "-o", out]
 
 
-def kernels(ptx_text):
+def kernels(ptx_text, registers=False):
     text = re.sub(r"^\s*\.(loc|file)\b.*$", "", ptx_text, flags=re.M).split(".section\t.debug")[0]
     found = {}
     for m in re.finditer(r"\.entry (\S+)\((.*?)\n\}\n", text, flags=re.S):
@@ -69,6 +70,8 @@ def kernels(ptx_text):
         body = re.sub(r"__local_depot\d+", "DEPOT", body)
         body = re.sub(r"_GLOBAL__N__\w+?_\d+_\w+?_cu_\w{8}", "ANON", body)
         body = re.sub(r"_INTERNAL_\w+?_\d+_\w+?_cu_\w{8}", "INTERNAL", body)
+        if registers:
+            body = re.sub(r"%(r|rd|rs|f|fd|p)\d+", r"%\1", body)
         found[re.sub(r"_GLOBAL__N__\w+?_\d+_\w+?_cu_\w{8}", "ANON", name)] = body
     return found
 
@@ -102,6 +105,7 @@ def main():
     p.add_argument("--file", action="append", help="a .cu file, relative to the repo root (repeatable)")
     p.add_argument("--rename", action="append", default=[], help="OLD=NEW in the old side's kernel names")
     p.add_argument("--build", default=os.path.join(ROOT, "build-gpu"))
+    p.add_argument("--registers", action="store_true", help="drop the virtual registers' numbers too (weaker)")
     a = p.parse_args()
     commands = compile_commands(a.build)
     files = a.file or changed_files(a.rev, a.against)
@@ -123,7 +127,7 @@ def main():
                         continue
                     run(to_ptx(commands[source], tree, out))
                     with open(out) as f:
-                        sides.append(kernels(f.read()))
+                        sides.append(kernels(f.read(), a.registers))
                 old, new = sides
                 renamed_old = {}
                 for name, body in old.items():
@@ -149,4 +153,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BrokenPipeError:  # piped into head: the worktrees are already removed
+        sys.exit(1)
