@@ -3,6 +3,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "base/env_switch.h"
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/dependent_launch.cuh"
@@ -443,6 +444,11 @@ void start_grouped_shared_x(const WeightRef& w, int64_t groups, View x, View y, 
          groups, x, y, round_bf16, output_scale);
 }
 
+bool four_rows8_enabled() {
+  static const bool on = env_switch_on("PLUMB_DENSE_FOUR_ROWS8");
+  return on;
+}
+
 void dense_linear(const WeightRef& w, int64_t groups, View x, View y, bool round_bf16, float output_scale, Stream s) {
   if (x.rows == 0) return;
   const int threads = 256;
@@ -461,6 +467,11 @@ void dense_linear(const WeightRef& w, int64_t groups, View x, View y, bool round
   // decode: 8192 rows, still 2048 warps; 47 -> 21 us at one row, H200); one feature and eight rows elsewhere, where
   // fewer warps would leave the GPU idle or more passes would read the weights again.
   const bool four = w.format == kFp8Blocks && w.rows >= 4096 && (w.rows / groups) % 4 == 0 && x.rows <= 4;
+  // An experiment (PLUMB_DENSE_FOUR_ROWS8=0 turns it off; same bits): above four rows the same large FP8 matrices
+  // four features a warp with 8 rows a pass (batched), where one feature a warp decoded each weight once a feature
+  // and pass and loaded the activations once a feature (wo_a at 16 rows: 205 us, ncu, session 13 call 6).
+  const bool many_rows_four = w.format == kFp8Blocks && w.rows >= 4096 && (w.rows / groups) % 4 == 0 &&
+                              x.rows > kBatchAfterRows && four_rows8_enabled();
   // Sixteen steps of loads in flight for bf16 matrices of up to 2048 rows (the router gate, the compressors and the
   // indexer's weights: a few hundred warps, each otherwise waiting on memory latency four steps at a time).
   const bool deep = w.format == kBf16 && w.rows <= 2048;
@@ -482,6 +493,9 @@ void dense_linear(const WeightRef& w, int64_t groups, View x, View y, bool round
   } else if (w.format == kFp8Blocks && w.cols % 8 == 0 && four) {
     vector_x ? start(VectorKernels<0, true, 4, 2, 4, false>{}, 4)
              : start(VectorKernels<0, false, 4, 2, 4, false>{}, 4);
+  } else if (w.format == kFp8Blocks && w.cols % 8 == 0 && many_rows_four) {
+    vector_x ? start(VectorKernels<0, true, 4, kRowsPerPass, 2>{}, 4)
+             : start(VectorKernels<0, false, 4, kRowsPerPass, 2>{}, 4);
   } else if (w.format == kFp8Blocks && w.cols % 8 == 0) {
     vector_x ? start(VectorKernels<0, true, 1, kRowsPerPass, 4>{}, 1)
              : start(VectorKernels<0, false, 1, kRowsPerPass, 4>{}, 1);
