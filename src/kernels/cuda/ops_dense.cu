@@ -444,6 +444,7 @@ void start_grouped_shared_x(const WeightRef& w, int64_t groups, View x, View y, 
          groups, x, y, round_bf16, output_scale);
 }
 
+// PLUMB_DENSE_FOUR_ROWS8=0 gives large FP8 matrices one feature a warp above four rows (an A/B switch; same bits).
 bool four_rows8_enabled() {
   static const bool on = env_switch_on("PLUMB_DENSE_FOUR_ROWS8");
   return on;
@@ -463,15 +464,13 @@ void dense_linear(const WeightRef& w, int64_t groups, View x, View y, bool round
            dim3(unsigned(std::min<int64_t>((warps + 7) / 8, 65535))), dim3(threads), 0, w, groups, x, y, round_bf16,
            output_scale);
   };
-  // Four features per warp and two activation rows per pass for large FP8 matrices at up to four rows (wo_a at
-  // decode: 8192 rows, still 2048 warps; 47 -> 21 us at one row, H200); one feature and eight rows elsewhere, where
-  // fewer warps would leave the GPU idle or more passes would read the weights again.
-  const bool four = w.format == kFp8Blocks && w.rows >= 4096 && (w.rows / groups) % 4 == 0 && x.rows <= 4;
-  // An experiment (PLUMB_DENSE_FOUR_ROWS8=0 turns it off; same bits): above four rows the same large FP8 matrices
-  // four features a warp with 8 rows a pass (batched), where one feature a warp decoded each weight once a feature
-  // and pass and loaded the activations once a feature (wo_a at 16 rows: 205 us, ncu, session 13 call 6).
-  const bool many_rows_four = w.format == kFp8Blocks && w.rows >= 4096 && (w.rows / groups) % 4 == 0 &&
-                              x.rows > kBatchAfterRows && four_rows8_enabled();
+  // Four features per warp for large FP8 matrices (wo_a: 8192 rows, still 2048 warps): two activation rows a pass
+  // at up to four rows (47 -> 21 us at one row, H200), eight rows a pass batched above (206 -> 114 us at 16 rows,
+  // session 14 call 1). One feature and eight rows elsewhere, where fewer warps would leave the GPU idle or more
+  // passes would read the weights again.
+  const bool large_fp8 = w.format == kFp8Blocks && w.rows >= 4096 && (w.rows / groups) % 4 == 0;
+  const bool four = large_fp8 && x.rows <= 4;
+  const bool many_rows_four = large_fp8 && x.rows > kBatchAfterRows && four_rows8_enabled();
   // Sixteen steps of loads in flight for bf16 matrices of up to 2048 rows (the router gate, the compressors and the
   // indexer's weights: a few hundred warps, each otherwise waiting on memory latency four steps at a time).
   const bool deep = w.format == kBf16 && w.rows <= 2048;
