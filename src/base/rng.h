@@ -32,4 +32,12 @@ PLUMB_HD inline double keyed_uniform(uint64_t seed, uint64_t position, uint32_t 
   return double(bits) * (1.0 / 9007199254740992.0);
 }
 
+// splitmix64: a fast sequential generator for synthetic data (weights, benchmark inputs), 8 bytes a draw.
+inline uint64_t splitmix64(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
 }  // namespace plumb

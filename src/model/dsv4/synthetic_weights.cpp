@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "base/huge_buffer.h"
 #include "base/number_formats.h"
+#include "base/rng.h"
 #include "base/thread_pool.h"
 #include "model/dsv4/tensor_plan.h"
 #include "model/dsv4/tiny_weights.h"
@@ -27,13 +28,6 @@ uint64_t fnv1a64(std::string_view s) {
   uint64_t h = 1469598103934665603ull;
   for (char c : s) h = (h ^ uint8_t(c)) * 1099511628211ull;
   return h;
-}
-
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
 }
 
 // Keeps sign and mantissa bits and sets the e4m3 exponent field to 6 or 7 (bit 3 stays random), byte by byte.
