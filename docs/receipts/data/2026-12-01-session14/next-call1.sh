@@ -13,6 +13,8 @@
 #   next-fp8-early (PLUMB_FP8_EARLY=0 turns it off): the FP8 linears' 8-row passes load their first K block of
 #     weights before the PDL wait. Only graphs with programmatic edges (the layers, the round) can show it; synth's
 #     kernel classes launch plainly.
+# Main (and so both branches) has b6abd6b: synth's kernel classes draw their random weights with splitmix64, about
+# 20 s less host time a run; the values differ from session 14's, the kernels' times should not.
 # Expect main's bits cf824e82009a0f99. Session 14 had the experts at 1 row at 44.3-44.6 us and the round at 1 row at
 # 11.17-11.42 ms (main 3985914).
 set -uo pipefail
