@@ -6,9 +6,9 @@
 Compiles each .cu file (default: every one REV and the other side differ in, or that includes a header they differ
 in) at REV and at REV2 (default: the working tree) to PTX with build-gpu/'s own compile command, then compares every
 kernel's PTX after dropping line info and renumbering labels, local depots and the anonymous namespaces' hashes.
-Kernels are matched by name; --rename substitutes in the old side's names first (a template argument added:
---rename 'ILi64EEE=ILi64ELb0EEE'). Prints one line a kernel: same, DIFF (with the number of differing lines), or
-only on one side. Exit status 1 if any kernel differs. --registers also drops the virtual registers' numbers, a
+Kernels are matched by name; --rename substitutes in the old side's names first, all renames in one pass (a
+template argument added: --rename 'ILi64EEE=ILi64ELb0EEE'). Prints one line a kernel: same, DIFF (with the number
+of differing lines), or only on one side. Exit status 1 if any kernel differs. --registers also drops the virtual registers' numbers, a
 weaker check (ptxas may allocate a renumbered kernel differently), for telling a renaming from a change.
 
 Needs build-gpu/ configured with -DPLUMB_CUDA=ON (scripts/device-bundle does it). A kernel whose PTX is the same is
@@ -109,7 +109,14 @@ def main():
     a = p.parse_args()
     commands = compile_commands(a.build)
     files = a.file or changed_files(a.rev, a.against)
-    renames = [r.split("=", 1) for r in a.rename]
+    renames = dict(r.split("=", 1) for r in a.rename)
+    # All renames in one pass, the longest first where two start at one place: a rename's output is never renamed
+    # again (in turn, --rename 'Lb0EEE=Lb0ELb0EEE' would have matched inside --rename 'Lb1EEE=Lb1ELb0EEE's output).
+    pattern = re.compile("|".join(re.escape(k) for k in sorted(renames, key=len, reverse=True))) if renames else None
+
+    def rename(text):
+        return pattern.sub(lambda m: renames[m.group(0)], text) if pattern else text
+
     worktrees = []
     differ = False
     try:
@@ -129,12 +136,7 @@ def main():
                     with open(out) as f:
                         sides.append(kernels(f.read(), a.registers))
                 old, new = sides
-                renamed_old = {}
-                for name, body in old.items():
-                    for before, after in renames:
-                        name, body = name.replace(before, after), body.replace(before, after)
-                    renamed_old[name] = body
-                old = renamed_old
+                old = {rename(name): rename(body) for name, body in old.items()}
                 print(f"== {source}")
                 for name in sorted(set(old) | set(new)):
                     short = re.sub(r"^_ZN5plumb4cuda\w*?ANON\d*", "", name)[:90]
