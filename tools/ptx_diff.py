@@ -8,8 +8,9 @@ in) at REV and at REV2 (default: the working tree) to PTX with build-gpu/'s own 
 kernel's PTX after dropping line info and renumbering labels, local depots and the anonymous namespaces' hashes.
 Kernels are matched by name; --rename substitutes in the old side's names first, all renames in one pass (a
 template argument added: --rename 'ILi64EEE=ILi64ELb0EEE'). Prints one line a kernel: same, DIFF (with the number
-of differing lines), or only on one side. Exit status 1 if any kernel differs. --registers also drops the virtual registers' numbers, a
-weaker check (ptxas may allocate a renumbered kernel differently), for telling a renaming from a change.
+of differing lines), or only on one side. Exit status 1 if any kernel differs. --registers also drops the virtual
+registers' numbers, a weaker check (ptxas may allocate a renumbered kernel differently), for telling a renaming
+from a change.
 
 Needs build-gpu/ configured with -DPLUMB_CUDA=ON (scripts/device-bundle does it). A kernel whose PTX is the same is
 the same machine code: this is how a refactor or a merge shows it changes nothing on the GPU.
