@@ -31,6 +31,8 @@ constexpr LinearShape kFp8Shapes[] = {
 };
 constexpr LinearShape kDenseShapes[] = {
     {"weights_proj 64x256 bf16, scaled", 64, 256, 1, false, false, 1.0 / 90.50966799187809, false},
+    // The release's width: a lane's sum runs over 16 steps of 256 columns (the CUDA backend's deep bf16 kernels)
+    {"weights_proj 64x4096 bf16, scaled", 64, 4096, 1, false, false, 1.0 / 90.50966799187809, false},
     {"wo_a 4 groups of 64x128 fp8", 256, 128, 4, true, false, 1.0, false},
     // 4096 rows or more: the CUDA backend's four-features-a-warp kernels (two rows a pass up to 4 rows, eight above)
     {"wo_a 4 groups of 1024x128 fp8", 4096, 128, 4, true, false, 1.0, false},
