@@ -63,6 +63,8 @@ def to_ptx(args, tree, out):
 
 def kernels(ptx_text, registers=False):
     text = re.sub(r"^\s*\.(loc|file)\b.*$", "", ptx_text, flags=re.M).split(".section\t.debug")[0]
+    # The dropped .loc lines leave blank ones whose count follows the source's line numbers, not the code.
+    text = "\n".join(line for line in text.splitlines() if line.strip()) + "\n"
     found = {}
     for m in re.finditer(r"\.entry (\S+)\((.*?)\n\}\n", text, flags=re.S):
         name, body = m.group(1), m.group(0)
