@@ -1,6 +1,7 @@
 // CUDA backend ops on dense rows: the unquantized linear, embedding, norms, RoPE, rounding simulation, Hadamard,
 // sums, SwiGLU and row copies (release numerics; ops_cuda.h).
 #include <cmath>
+#include <cstdlib>
 #include <type_traits>
 
 #include "base/env_switch.h"
@@ -96,8 +97,12 @@ __global__ void dense_linear_kernel(WeightRef w, int64_t groups, View x, View y,
 // session 13 call 6) a 256 x 4096 bf16 matrix took 103-107 us (8 at one row) and wo_a 273; batched, 30-33 and 205
 // us. The products and their order are the same. At one row the batched code cost the round 5% (more registers, the
 // absent rows' tests), so small launches keep the row-by-row loop.
+//
+// kRowWarps (batched only): a launch's P-row passes of a feature go to consecutive warps instead of one warp's loop,
+// so small matrices at many rows have passes x features warps (the indexer's head weights at 16 rows: 64 warps in
+// 8 blocks, 30 us for 0.5 MB, H200). The warps of a feature share its weights through the L1 and L2.
 constexpr int64_t kBatchAfterRows = 4;
-template <int F, bool kVectorX, int R, int P, int C, bool kSharedX = false, bool kBatchX = false>
+template <int F, bool kVectorX, int R, int P, int C, bool kSharedX = false, bool kBatchX = false, bool kRowWarps = false>
 __global__ void dense_linear_vector_kernel(WeightRef w, int64_t groups, View x, View y, bool round, float scale) {
   extern __shared__ __align__(16) float x_shared[];  // kSharedX: [x.rows][w.cols]
   using Raw = std::conditional_t<F == 2, uint4, uint2>;
@@ -117,13 +122,15 @@ __global__ void dense_linear_vector_kernel(WeightRef w, int64_t groups, View x, 
         [&](int i, Chunk v) { reinterpret_cast<Chunk*>(x_shared)[i] = v; });
     __syncthreads();
   }
-  for (int64_t o0 = (int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32) * R; o0 < w.rows; o0 += warps * R) {
+  const int64_t passes = kRowWarps ? (x.rows + P - 1) / P : 1;  // warps a feature step
+  const int64_t warp_id = int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
+  for (int64_t o0 = (warp_id / passes) * R; o0 < w.rows; o0 += (warps / passes) * R) {
     const int64_t xoff = (o0 / per_group) * w.cols;  // R divides per_group: the R features share a group
     const Raw* rows[R];
 #pragma unroll
     for (int q = 0; q < R; ++q)
       rows[q] = reinterpret_cast<const Raw*>(static_cast<const uint8_t*>(w.data) + (o0 + q) * w.cols * (F == 2 ? 2 : 1));
-    for (int64_t base = 0; base < x.rows; base += P) {
+    for (int64_t base = kRowWarps ? (warp_id % passes) * P : 0; base < x.rows; base += kRowWarps ? x.rows : P) {
       float acc[R][P];
 #pragma unroll
       for (int q = 0; q < R; ++q)
@@ -444,6 +451,29 @@ void start_grouped_shared_x(const WeightRef& w, int64_t groups, View x, View y, 
          groups, x, y, round_bf16, output_scale);
 }
 
+// An experiment (same bits): above kBatchAfterRows rows, the deep bf16 kernel gives each PLUMB_DENSE_ROW_WARPS rows
+// (2, 4 or 8; default 4; 0 off) of a feature their own warp. Returns false where it does not apply.
+template <bool kVectorX>
+bool start_row_warps(const WeightRef& w, View x, View y, bool round_bf16, float output_scale, Stream s) {
+  static const int rows_a_warp = [] {
+    const char* v = std::getenv("PLUMB_DENSE_ROW_WARPS");
+    return v ? std::atoi(v) : 4;
+  }();
+  const auto go = [&](auto kernel, int64_t p) {
+    const int64_t warps = w.rows * ((x.rows + p - 1) / p), blocks = (warps + 7) / 8;
+    if (blocks > 65535) return false;
+    launch(s, "dense_linear", kernel, dim3(unsigned(blocks)), dim3(256), 0, w, int64_t(1), x, y, round_bf16,
+           output_scale);
+    return true;
+  };
+  switch (rows_a_warp) {
+    case 2: return go(dense_linear_vector_kernel<2, kVectorX, 1, 2, 16, false, true, true>, 2);
+    case 4: return go(dense_linear_vector_kernel<2, kVectorX, 1, 4, 16, false, true, true>, 4);
+    case 8: return go(dense_linear_vector_kernel<2, kVectorX, 1, 8, 16, false, true, true>, 8);
+    default: return false;
+  }
+}
+
 // PLUMB_DENSE_FOUR_ROWS8=0 gives large FP8 matrices one feature a warp above four rows (an A/B switch; same bits).
 bool four_rows8_enabled() {
   static const bool on = env_switch_on("PLUMB_DENSE_FOUR_ROWS8");
@@ -479,6 +509,10 @@ void dense_linear(const WeightRef& w, int64_t groups, View x, View y, bool round
   if (w.format == kBf16 && w.cols % 8 == 0 && deep && groups == 1 && x.rows <= kRowsPerPass && shared_x <= kMaxSharedX) {
     vector_x ? start_shared_x<true>(w, x, y, round_bf16, output_scale, s)
              : start_shared_x<false>(w, x, y, round_bf16, output_scale, s);
+  } else if (w.format == kBf16 && w.cols % 8 == 0 && deep && groups == 1 && x.rows > kBatchAfterRows &&
+             (vector_x ? start_row_warps<true>(w, x, y, round_bf16, output_scale, s)
+                       : start_row_warps<false>(w, x, y, round_bf16, output_scale, s))) {
+    // launched
   } else if (w.format == kBf16 && w.cols % 8 == 0 && deep) {
     vector_x ? start(VectorKernels<2, true, 1, kRowsPerPass, 16>{}, 1)
              : start(VectorKernels<2, false, 1, kRowsPerPass, 16>{}, 1);
