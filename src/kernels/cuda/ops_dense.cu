@@ -1,7 +1,6 @@
 // CUDA backend ops on dense rows: the unquantized linear, embedding, norms, RoPE, rounding simulation, Hadamard,
 // sums, SwiGLU and row copies (release numerics; ops_cuda.h).
 #include <cmath>
-#include <cstdlib>
 #include <type_traits>
 
 #include "base/env_switch.h"
@@ -451,27 +450,10 @@ void start_grouped_shared_x(const WeightRef& w, int64_t groups, View x, View y, 
          groups, x, y, round_bf16, output_scale);
 }
 
-// An experiment (same bits): above kBatchAfterRows rows, the deep bf16 kernel gives each PLUMB_DENSE_ROW_WARPS rows
-// (2, 4 or 8; default 4; 0 off) of a feature their own warp. Returns false where it does not apply.
-template <bool kVectorX>
-bool start_row_warps(const WeightRef& w, View x, View y, bool round_bf16, float output_scale, Stream s) {
-  static const int rows_a_warp = [] {
-    const char* v = std::getenv("PLUMB_DENSE_ROW_WARPS");
-    return v ? std::atoi(v) : 4;
-  }();
-  const auto go = [&](auto kernel, int64_t p) {
-    const int64_t warps = w.rows * ((x.rows + p - 1) / p), blocks = (warps + 7) / 8;
-    if (blocks > 65535) return false;
-    launch(s, "dense_linear", kernel, dim3(unsigned(blocks)), dim3(256), 0, w, int64_t(1), x, y, round_bf16,
-           output_scale);
-    return true;
-  };
-  switch (rows_a_warp) {
-    case 2: return go(dense_linear_vector_kernel<2, kVectorX, 1, 2, 16, false, true, true>, 2);
-    case 4: return go(dense_linear_vector_kernel<2, kVectorX, 1, 4, 16, false, true, true>, 4);
-    case 8: return go(dense_linear_vector_kernel<2, kVectorX, 1, 8, 16, false, true, true>, 8);
-    default: return false;
-  }
+// PLUMB_DENSE_ROW_WARPS=0 keeps small bf16 matrices at one warp a feature above four rows (an A/B switch; same bits).
+bool row_warps_enabled() {
+  static const bool on = env_switch_on("PLUMB_DENSE_ROW_WARPS");
+  return on;
 }
 
 // PLUMB_DENSE_FOUR_ROWS8=0 gives large FP8 matrices one feature a warp above four rows (an A/B switch; same bits).
@@ -504,15 +486,23 @@ void dense_linear(const WeightRef& w, int64_t groups, View x, View y, bool round
   // Sixteen steps of loads in flight for bf16 matrices of up to 2048 rows (the router gate, the compressors and the
   // indexer's weights: a few hundred warps, each otherwise waiting on memory latency four steps at a time).
   const bool deep = w.format == kBf16 && w.rows <= 2048;
+  // Above four rows, bf16 matrices of up to 256 features (the router gate, the indexer's head weights and its
+  // compressor) give each 4-row pass of a feature its own warp: at 16 rows 30-32 -> 13.6-14.3 us a launch, the round
+  // -4% (H200, session 15 call 4). The compressors' 1024 features were slower so (32 -> 38 us) and keep one warp.
+  constexpr int kRowsPerWarp = 4;
+  const int64_t row_passes = (x.rows + kRowsPerWarp - 1) / kRowsPerWarp;
+  const bool row_warps = deep && w.rows <= 256 && groups == 1 && x.rows > kBatchAfterRows &&
+                         (w.rows * row_passes + 7) / 8 <= 65535 && row_warps_enabled();
   // The activation rows in shared memory when they fit in one pass and 64 KB (decode at up to four rows of 4096).
   const size_t shared_x = size_t(x.rows * w.cols) * sizeof(float);
   if (w.format == kBf16 && w.cols % 8 == 0 && deep && groups == 1 && x.rows <= kRowsPerPass && shared_x <= kMaxSharedX) {
     vector_x ? start_shared_x<true>(w, x, y, round_bf16, output_scale, s)
              : start_shared_x<false>(w, x, y, round_bf16, output_scale, s);
-  } else if (w.format == kBf16 && w.cols % 8 == 0 && deep && groups == 1 && x.rows > kBatchAfterRows &&
-             (vector_x ? start_row_warps<true>(w, x, y, round_bf16, output_scale, s)
-                       : start_row_warps<false>(w, x, y, round_bf16, output_scale, s))) {
-    // launched
+  } else if (w.format == kBf16 && w.cols % 8 == 0 && row_warps) {  // a warp for each (feature, pass), at once
+    launch(s, "dense_linear",
+           vector_x ? dense_linear_vector_kernel<2, true, 1, kRowsPerWarp, 16, false, true, true>
+                    : dense_linear_vector_kernel<2, false, 1, kRowsPerWarp, 16, false, true, true>,
+           dim3(unsigned((w.rows * row_passes + 7) / 8)), dim3(threads), 0, w, groups, x, y, round_bf16, output_scale);
   } else if (w.format == kBf16 && w.cols % 8 == 0 && deep) {
     vector_x ? start(VectorKernels<2, true, 1, kRowsPerPass, 16>{}, 1)
              : start(VectorKernels<2, false, 1, kRowsPerPass, 16>{}, 1);
