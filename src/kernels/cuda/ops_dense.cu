@@ -101,7 +101,8 @@ __global__ void dense_linear_kernel(WeightRef w, int64_t groups, View x, View y,
 // so small matrices at many rows have passes x features warps (the indexer's head weights at 16 rows: 64 warps in
 // 8 blocks, 30 us for 0.5 MB, H200). The warps of a feature share its weights through the L1 and L2.
 constexpr int64_t kBatchAfterRows = 4;
-template <int F, bool kVectorX, int R, int P, int C, bool kSharedX = false, bool kBatchX = false, bool kRowWarps = false>
+template <int F, bool kVectorX, int R, int P, int C, bool kSharedX = false, bool kBatchX = false,
+          bool kRowWarps = false>
 __global__ void dense_linear_vector_kernel(WeightRef w, int64_t groups, View x, View y, bool round, float scale) {
   extern __shared__ __align__(16) float x_shared[];  // kSharedX: [x.rows][w.cols]
   using Raw = std::conditional_t<F == 2, uint4, uint2>;
