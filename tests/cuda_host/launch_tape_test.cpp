@@ -1,9 +1,11 @@
 // The launch tape behind the CUDA graph cache (kernels/cuda/launch_tape.h), checked on any machine: a tape keeps a
 // copy of each launch's argument bytes (so the caller's values may change after record), two tapes of the same
 // kernels, shapes and argument sizes match whatever the argument values, any change of kernel, grid, block, shared
-// bytes or argument size makes them differ, and same_args / copy_args see and carry a one-byte change.
+// bytes or argument size makes them differ, same_args / copy_args see and carry a one-byte change, and lanes give
+// each launch the launches it must follow (worked out by hand for the attention sublayer's pattern).
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 
 #include <gtest/gtest.h>
 
@@ -114,6 +116,73 @@ TEST(LaunchTape, ClearEmptiesIt) {
   EXPECT_TRUE(t.empty());
   LaunchTape u;
   EXPECT_TRUE(t.same_shape(u));
+}
+
+// Each entry's launches to follow, as (after, first of also, second of also); -1 for none.
+struct Follows {
+  int32_t after, also0, also1;
+  bool operator==(const Follows&) const = default;
+};
+Follows follows(const LaunchTape& t, size_t i) {
+  const LaunchTape::Entry& e = t.entry(i);
+  EXPECT_EQ(e.also[2], -1) << i;
+  return {e.after, e.also[0], e.also[1]};
+}
+
+TEST(LaunchTape, WithoutLanesEachLaunchFollowsTheOneBefore) {
+  LaunchTape t;
+  for (int i = 0; i < 4; ++i) record(t, reinterpret_cast<const void*>(&kernel_a), args(i));
+  EXPECT_EQ(follows(t, 0), (Follows{-1, -1, -1}));
+  for (size_t i = 1; i < 4; ++i) EXPECT_EQ(follows(t, i), (Follows{int32_t(i) - 1, -1, -1})) << i;
+}
+
+// The attention sublayer's pattern (model/dsv4/attention_layer.cpp), worked out by hand: two lane-0 launches, lane
+// 1 forks after them, lane 0 goes on, lane 2 forks after lane 0's fifth launch, lane 0 goes on, then the join.
+TEST(LaunchTape, LanesForkFromLaneZeroAndJoinIntoItsNextLaunch) {
+  const void* fa = reinterpret_cast<const void*>(&kernel_a);
+  LaunchTape t;
+  record(t, fa, args(0));  // 0: lane 0
+  record(t, fa, args(1));  // 1: lane 0 (the fork point of lane 1)
+  t.begin_lane(1);
+  EXPECT_EQ(t.lane(), 1);
+  record(t, fa, args(2));  // 2: lane 1, first: follows 1
+  record(t, fa, args(3));  // 3: lane 1
+  t.end_lane();
+  record(t, fa, args(4));  // 4: lane 0, after 1 (not after lane 1's 3)
+  record(t, fa, args(5));  // 5: lane 0 (the fork point of lane 2)
+  t.begin_lane(2);
+  record(t, fa, args(6));  // 6: lane 2, first: follows 5
+  record(t, fa, args(7));  // 7: lane 2
+  t.end_lane();
+  record(t, fa, args(8));  // 8: lane 0, after 5
+  t.join_lanes();
+  record(t, fa, args(9));   // 9: lane 0 after 8, and after lanes 1 and 2's last (3, 7)
+  record(t, fa, args(10));  // 10: lane 0 after 9 only
+  const Follows want[] = {{-1, -1, -1}, {0, -1, -1}, {-1, 1, -1}, {2, -1, -1}, {1, -1, -1}, {4, -1, -1},
+                          {-1, 5, -1},  {6, -1, -1}, {5, -1, -1},  {8, 3, 7},   {9, -1, -1}};
+  ASSERT_EQ(t.size(), std::size(want));
+  for (size_t i = 0; i < t.size(); ++i) EXPECT_EQ(follows(t, i), want[i]) << i;
+
+  // The same kernels and shapes as a chain are another graph: same_shape and the hash tell them apart.
+  LaunchTape chain;
+  for (int i = 0; i <= 10; ++i) record(chain, fa, args(i));
+  EXPECT_FALSE(t.same_shape(chain));
+  EXPECT_NE(t.shape_hash(), chain.shape_hash());
+}
+
+TEST(LaunchTape, AFlushInsideALaneLeavesNothingToFollowFromBeforeIt) {
+  const void* fa = reinterpret_cast<const void*>(&kernel_a);
+  LaunchTape t;
+  record(t, fa, args(0));
+  t.begin_lane(1);
+  record(t, fa, args(1));
+  t.clear();  // the launches so far run (and finish) before any recorded from here
+  record(t, fa, args(2));  // 0: still lane 1, nothing in this tape before it
+  t.end_lane();
+  t.join_lanes();
+  record(t, fa, args(3));  // 1: lane 0, follows lane 1's launch of this tape
+  EXPECT_EQ(follows(t, 0), (Follows{-1, -1, -1}));
+  EXPECT_EQ(follows(t, 1), (Follows{-1, 0, -1}));
 }
 
 }  // namespace

@@ -173,6 +173,13 @@ class CudaBackend final : public Backend {
                          int(dtype_size(src.dtype)), queue());
   }
 
+  void begin_lane(int lane) override {
+    if (lanes_enabled()) queue_->begin_lane(lane);
+  }
+  void end_lane() override { queue_->end_lane(); }
+  void join_lanes() override {
+    if (lanes_enabled()) queue_->join_lanes();
+  }
   void synchronize() override {
     queue_->flush();
     cuda::synchronize();
@@ -236,7 +243,7 @@ class CudaBackend final : public Backend {
     PLUMB_CHECK(x.dtype == DType::dtype_f32 && w1.cols == x.cols && w3.cols == x.cols);
     const size_t bytes = cuda::fp8_linear_workspace_bytes(std::max(w1.rows, w3.rows), x.cols, x.rows);
     const size_t half = (bytes + 255) / 256 * 256;
-    auto* ws = static_cast<uint8_t*>(fp8_workspace_.get(2 * half));
+    auto* ws = static_cast<uint8_t*>(lane_scratch().fp8_workspace.get(2 * half));
     // The arrival counters: w1's tiles first, then w3's, so the two linears never share a counter.
     const LinearParams fp8{.quantize_input = true};
     unsigned* arrivals = fp8_arrivals();
@@ -308,7 +315,8 @@ class CudaBackend final : public Backend {
   void indexer_topk(IndexerParams p, const Tensor& q, const Tensor& w, const Tensor& index_rows,
                     std::span<const TokenRow> rows, const Tensor& selected, const Tensor* margin) override {
     const cuda::ops::IndexerArgs a{p.heads, p.head_dim, p.topk, p.ratio, p.rows_per_slot, planted(kReluDropped)};
-    auto* scratch = static_cast<float*>(indexer_scratch_.get(size_t(cuda::ops::indexer_scratch_floats(a, q.rows)) * 4));
+    auto* scratch =
+        static_cast<float*>(lane_scratch().indexer.get(size_t(cuda::ops::indexer_scratch_floats(a, q.rows)) * 4));
     cuda::ops::indexer_topk(a, view(q), view(w), view(index_rows), stage_rows(rows), view(selected),
                             margin ? static_cast<float*>(margin->data) : nullptr, margin ? margin->stride : 0, scratch,
                             queue());
@@ -334,14 +342,14 @@ class CudaBackend final : public Backend {
     for (const auto& r : rows)
       max_entries = std::max(max_entries, cuda::ops::attention_entries(a, selected != nullptr, sel.cols, r.position));
     auto* scratch = static_cast<float*>(
-        attention_scratch_.get(size_t(cuda::ops::attention_scratch_floats(a, q.rows, max_entries)) * 4));
+        lane_scratch().attention.get(size_t(cuda::ops::attention_scratch_floats(a, q.rows, max_entries)) * 4));
     cuda::ops::attention(a, view(q), view(ring), view(compressed), selected ? &sel : nullptr, ref(sinks),
                          stage_rows(rows), max_entries, view(out), scratch, queue());
   }
 
   void route(RouterParams p, const RouterWeights& w, const Tensor& x, std::span<const int32_t> tokens,
              const Tensor& ids, const Tensor& weights, const Tensor* margin) override {
-    auto* logits = static_cast<float*>(route_scratch_.get(size_t(x.rows * p.experts) * 4));
+    auto* logits = static_cast<float*>(lane_scratch().route.get(size_t(x.rows * p.experts) * 4));
     const cuda::ops::View lv{logits, x.rows, p.experts, p.experts};
     cuda::ops::dense_linear(ref(w.gate), 1, view(x), lv, false, 1.0f, queue());
     const ControlId plant = planted_control();
@@ -360,7 +368,7 @@ class CudaBackend final : public Backend {
     cuda::Fp4ExpertsView v = expert_tables(experts, p);
     v.swiglu_limit = float(p.swiglu_limit);
     const size_t bytes = cuda::fp4_experts_workspace_bytes(v, x.rows, int32_t(ids.cols));
-    void* ws = experts_workspace_.get(bytes);
+    void* ws = lane_scratch().experts.get(bytes);
     cuda::ExpertsIo io;
     io.x = x.data;
     io.x_f32 = true;
@@ -374,7 +382,7 @@ class CudaBackend final : public Backend {
   }
 
   void shared_expert(ExpertParams p, const ExpertWeights& w, const Tensor& x, const Tensor& out) override {
-    auto* a = static_cast<float*>(shared_scratch_.get(size_t(2 * x.rows * p.inter) * 4));
+    auto* a = static_cast<float*>(lane_scratch().shared.get(size_t(2 * x.rows * p.inter) * 4));
     const Tensor ta = Tensor::of(a, DType::dtype_f32, x.rows, p.inter);
     const Tensor tb = Tensor::of(a + x.rows * p.inter, DType::dtype_f32, x.rows, p.inter);
     const LinearParams fp8{.quantize_input = true};
@@ -425,13 +433,13 @@ class CudaBackend final : public Backend {
   }
 
   float* hc_scratch(int64_t rows) {
-    return static_cast<float*>(hc_scratch_.get(size_t(cuda::ops::hc_scratch_floats(rows)) * sizeof(float)));
+    return static_cast<float*>(lane_scratch().hc.get(size_t(cuda::ops::hc_scratch_floats(rows)) * sizeof(float)));
   }
   void* fp8_workspace(int64_t n, int64_t k, int64_t rows) {
-    return fp8_workspace_.get(cuda::fp8_linear_workspace_bytes(n, k, rows));
+    return lane_scratch().fp8_workspace.get(cuda::fp8_linear_workspace_bytes(n, k, rows));
   }
   // Arrival counters of every FP8 linear, apart from the scratch whose layout changes with the shape.
-  unsigned* fp8_arrivals() { return static_cast<unsigned*>(fp8_arrivals_.get(size_t(1) << 20)); }
+  unsigned* fp8_arrivals() { return static_cast<unsigned*>(lane_scratch().fp8_arrivals.get(size_t(1) << 20)); }
 
   cuda::Fp4ExpertsView expert_tables(std::span<const ExpertWeights> experts, const ExpertParams& p) {
     auto it = expert_tables_.find(experts.data());
@@ -467,11 +475,24 @@ class CudaBackend final : public Backend {
 
   cuda::Stream queue() { return cuda::Stream(queue_.get()); }
 
+  // PLUMB_CUDA_LANES=0 keeps every op on lane 0 (an A/B switch; same bits).
+  static bool lanes_enabled() {
+    static const bool on = env_switch_on("PLUMB_CUDA_LANES");
+    return on;
+  }
+
   // Declared first: destroyed last, after the destructor flushed it (buffers handed out keep it alive).
   std::shared_ptr<cuda::LaunchQueue> queue_ = std::make_shared<cuda::LaunchQueue>(graphs_enabled());
   std::vector<cuda::DeviceBuffer> weights_;
-  Scratch fp8_workspace_{*queue_}, fp8_arrivals_{*queue_}, experts_workspace_{*queue_}, indexer_scratch_{*queue_},
-      attention_scratch_{*queue_}, route_scratch_{*queue_}, shared_scratch_{*queue_}, hc_scratch_{*queue_};
+  // The ops' scratch, one set a lane (launch_queue.h), since ops on two lanes may run at once; a lane's set is
+  // allocated as its ops first need it.
+  struct LaneScratch {
+    explicit LaneScratch(cuda::LaunchQueue& q)
+        : fp8_workspace(q), fp8_arrivals(q), experts(q), indexer(q), attention(q), route(q), shared(q), hc(q) {}
+    Scratch fp8_workspace, fp8_arrivals, experts, indexer, attention, route, shared, hc;
+  };
+  LaneScratch lanes_[cuda::kLaunchLanes]{LaneScratch(*queue_), LaneScratch(*queue_), LaneScratch(*queue_)};
+  LaneScratch& lane_scratch() { return lanes_[queue_->lane()]; }
   std::map<std::tuple<int64_t, double, double, int64_t, double, double>, cuda::DeviceBuffer> freqs_;
   std::map<const ExpertWeights*, cuda::DeviceBuffer> expert_tables_;
 };

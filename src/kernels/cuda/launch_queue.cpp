@@ -140,18 +140,24 @@ struct LaunchQueue::Impl {
     g->tape = tape;
     PLUMB_CUDA_CHECK(cudaGraphCreate(&g->graph, 0));
     g->nodes.resize(tape.size());
-    // A chain: each kernel after the one before, as on a stream. A programmatic edge lets a kernel start while the
-    // one before finishes; the kernel waits for it in wait_for_earlier_kernels() (dependent_launch.cuh).
-    cudaGraphEdgeData edge{};
+    // Each kernel after the one before on its lane (without lanes: a chain, as on a stream). A programmatic edge
+    // lets a kernel start while that one finishes; the kernel waits for it in wait_for_earlier_kernels()
+    // (dependent_launch.cuh). A lane's fork and a join are plain edges: the kernel starts once those have finished.
+    cudaGraphEdgeData lane_edge{}, plain{};
     if (dependent_launch) {
-      edge.from_port = cudaGraphKernelNodePortProgrammatic;
-      edge.type = cudaGraphDependencyTypeProgrammatic;
+      lane_edge.from_port = cudaGraphKernelNodePortProgrammatic;
+      lane_edge.type = cudaGraphDependencyTypeProgrammatic;
     }
     for (size_t i = 0; i < tape.size(); ++i) {
-      const cudaKernelNodeParams p = kernel_node_params(tape.entry(i), tape.args(i));
+      const LaunchTape::Entry& e = tape.entry(i);
+      const cudaKernelNodeParams p = kernel_node_params(e, tape.args(i));
       cudaError_t err = cudaGraphAddKernelNode(&g->nodes[i], g->graph, nullptr, 0, &p);
-      if (err == cudaSuccess && i) err = cudaGraphAddDependencies(g->graph, &g->nodes[i - 1], &g->nodes[i], &edge, 1);
-      if (err != cudaSuccess) cuda_failure(err, tape.entry(i).name, __FILE__, __LINE__);
+      if (err == cudaSuccess && e.after >= 0)
+        err = cudaGraphAddDependencies(g->graph, &g->nodes[size_t(e.after)], &g->nodes[i], &lane_edge, 1);
+      for (int32_t from : e.also)
+        if (err == cudaSuccess && from >= 0)
+          err = cudaGraphAddDependencies(g->graph, &g->nodes[size_t(from)], &g->nodes[i], &plain, 1);
+      if (err != cudaSuccess) cuda_failure(err, e.name, __FILE__, __LINE__);
     }
     PLUMB_CUDA_CHECK(cudaGraphInstantiate(&g->exec, g->graph, 0));
     g->last_used = ++clock;
@@ -181,6 +187,11 @@ void LaunchQueue::record(const KernelCall& call) {
 }
 
 void* LaunchQueue::stage(const void* bytes, size_t n) { return n ? impl_->stage(bytes, n) : nullptr; }
+
+void LaunchQueue::begin_lane(int lane) { impl_->tape.begin_lane(lane); }
+void LaunchQueue::end_lane() { impl_->tape.end_lane(); }
+void LaunchQueue::join_lanes() { impl_->tape.join_lanes(); }
+int LaunchQueue::lane() const { return impl_->tape.lane(); }
 
 void LaunchQueue::flush() {
   Impl& q = *impl_;

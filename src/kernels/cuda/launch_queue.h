@@ -4,10 +4,12 @@
 // sizes: a decode round with the same rows) replays a CUDA graph built the second time that shape came, after
 // updating only the nodes whose arguments changed, so the host spends about a microsecond per launch where a
 // launch of its own costs several, and the device runs the kernels back to back. Graph or not, the same kernels
-// run with the same arguments in the same order, so the bits cannot change; PLUMB_CUDA_GRAPHS=0 turns graphs off.
+// run with the same arguments, each after every launch it depends on (in recorded order, or as the graph's lanes
+// allow), so the bits cannot change; PLUMB_CUDA_GRAPHS=0 turns graphs off.
 // PLUMB_CUDA_KERNEL_TIMES=1 times each kernel on the device instead (kernel_timer.h; no graphs then).
-// In a graph each kernel is joined to the one before by a programmatic edge (dependent_launch.cuh), so its launch
-// overlaps the earlier kernel's tail.
+// In a graph each kernel is joined to the one before on its lane by a programmatic edge (dependent_launch.cuh), so
+// its launch overlaps the earlier kernel's tail; lanes (begin_lane .. end_lane, join_lanes) let independent chains
+// of launches run side by side.
 #pragma once
 
 #include <cstddef>
@@ -41,6 +43,11 @@ class LaunchQueue {
   void* stage(const void* bytes, size_t n);
   // Sends the staged bytes, then runs every recorded launch in order (queued on the default stream; no wait).
   void flush();
+  // Lanes of launches a graph may run side by side (launch_tape.h); launched one by one, they run in recorded order.
+  void begin_lane(int lane);
+  void end_lane();
+  void join_lanes();
+  int lane() const;  // where the next launch goes
 
   bool graphs() const { return graphs_; }
   // Whether graph kernels may start while the one before finishes (programmatic dependent launch; on unless

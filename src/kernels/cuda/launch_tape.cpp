@@ -1,5 +1,6 @@
 #include "kernels/cuda/launch_tape.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "base/error.h"
@@ -20,6 +21,21 @@ void LaunchTape::record(const KernelCall& call) {
   PLUMB_CHECK(call.func != nullptr && call.count >= 0);
   Entry e{call.func, call.grid, call.block, call.shared_bytes, uint32_t(arg_offsets_.size()), uint32_t(call.count),
           call.name};
+  const int32_t index = int32_t(entries_.size());
+  e.after = last_[lane_];
+  int extra = 0;
+  if (lane_ != 0 && forked_[lane_]) {
+    if (fork_[lane_] >= 0) e.also[extra++] = fork_[lane_];
+    forked_[lane_] = false;
+  }
+  if (lane_ == 0) {
+    for (int l = 1; l < kLanes; ++l)
+      if (joining_ & (1u << l)) e.also[extra++] = last_[l];
+    joining_ = 0;
+  } else {
+    unjoined_ |= 1u << lane_;
+  }
+  last_[lane_] = index;
   for (int i = 0; i < call.count; ++i) {
     const size_t at = (bytes_.size() + kArgAlign - 1) / kArgAlign * kArgAlign;
     bytes_.resize(at + call.sizes[i]);
@@ -35,6 +51,23 @@ void LaunchTape::clear() {
   arg_offsets_.clear();
   arg_sizes_.clear();
   bytes_.clear();
+  for (int l = 0; l < kLanes; ++l) last_[l] = fork_[l] = -1;
+  unjoined_ = joining_ = 0;  // a lane still open keeps its place: its next launch simply has nothing to follow here
+}
+
+void LaunchTape::begin_lane(int lane) {
+  PLUMB_CHECK(lane >= 1 && lane < kLanes && lane_ == 0);
+  lane_ = lane;
+  fork_[lane] = last_[0];
+  forked_[lane] = true;
+}
+
+void LaunchTape::end_lane() { lane_ = 0; }
+
+void LaunchTape::join_lanes() {
+  PLUMB_CHECK(lane_ == 0);
+  joining_ |= unjoined_;
+  unjoined_ = 0;
 }
 
 void* const* LaunchTape::args(size_t i) {
@@ -49,7 +82,7 @@ bool LaunchTape::same_shape(const LaunchTape& other) const {
   for (size_t i = 0; i < entries_.size(); ++i) {
     const Entry &a = entries_[i], &b = other.entries_[i];
     if (a.func != b.func || !(a.grid == b.grid) || !(a.block == b.block) || a.shared_bytes != b.shared_bytes ||
-        a.arg_count != b.arg_count)
+        a.arg_count != b.arg_count || a.after != b.after || !std::equal(a.also, a.also + kLanes, b.also))
       return false;
   }
   return true;
@@ -62,6 +95,8 @@ uint64_t LaunchTape::shape_hash() const {
     for (unsigned v : {e.grid.x, e.grid.y, e.grid.z, e.block.x, e.block.y, e.block.z}) h = mix(h, v);
     h = mix(h, e.shared_bytes);
     h = mix(h, e.arg_count);
+    h = mix(h, uint64_t(int64_t(e.after)));
+    for (int32_t a : e.also) h = mix(h, uint64_t(int64_t(a)));
   }
   for (uint32_t s : arg_sizes_) h = mix(h, s);
   return h;

@@ -1,6 +1,13 @@
-// The launches a LaunchQueue recorded since its last flush, with copies of their argument bytes, and the
-// comparisons a graph cache needs: the same kernels in the same shapes (one graph serves both tapes) and, per
-// launch, the same argument bytes (the graph's node needs no update). Plain C++: tested on any machine.
+// The launches a LaunchQueue recorded since its last flush, with copies of their argument bytes, the launches each
+// must follow, and the comparisons a graph cache needs: the same kernels in the same shapes and order of launches
+// (one graph serves both tapes) and, per launch, the same argument bytes (the graph's node needs no update). Plain
+// C++: tested on any machine.
+//
+// Lanes: launches go to lane 0 unless begin_lane(k) sent them to side lane k (1 .. kLanes - 1) until end_lane(). A
+// launch follows the one before it on its own lane; a side lane's first launch after begin_lane also follows lane 0's
+// last launch at that point (the fork); join_lanes() makes lane 0's next launch also follow each side lane's last. A
+// graph built from the tape can then run the lanes side by side; launched one by one they run in recorded order,
+// which respects every one of those orderings. Without lanes each launch follows the one before: a chain.
 #pragma once
 
 #include <cstddef>
@@ -13,16 +20,24 @@ namespace plumb::cuda {
 
 class LaunchTape {
  public:
+  static constexpr int kLanes = kLaunchLanes;
   struct Entry {
     const void* func = nullptr;
     Dim3 grid, block;
     size_t shared_bytes = 0;
     uint32_t first_arg = 0, arg_count = 0;  // into the tape's argument lists
     const char* name = "";
+    int32_t after = -1;              // the launch before on this lane (-1: none in this tape)
+    int32_t also[kLanes] = {-1, -1, -1};  // further launches to follow: a fork's lane-0 launch, joined lanes' last
   };
 
   void record(const KernelCall& call);
-  void clear();
+  void clear();  // launches and lane state (the flushed launches run before any later ones)
+
+  void begin_lane(int lane);  // 1 .. kLanes - 1, from lane 0
+  void end_lane();
+  void join_lanes();
+  int lane() const { return lane_; }
 
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }
@@ -30,7 +45,7 @@ class LaunchTape {
   // Pointers to entry i's argument bytes, as cudaLaunchKernel and kernel nodes take them (valid until the next record).
   void* const* args(size_t i);
 
-  // Same kernels, grids, blocks, shared bytes and argument sizes, in the same order.
+  // Same kernels, grids, blocks, shared bytes, argument sizes and launches to follow, in the same order.
   bool same_shape(const LaunchTape& other) const;
   // A hash of what same_shape compares.
   uint64_t shape_hash() const;
@@ -44,6 +59,11 @@ class LaunchTape {
   std::vector<uint32_t> arg_offsets_, arg_sizes_;  // per argument, into bytes_
   std::vector<std::byte> bytes_;
   std::vector<void*> pointers_;  // scratch for args()
+  int lane_ = 0;
+  int32_t last_[kLanes] = {-1, -1, -1};  // each lane's last launch
+  int32_t fork_[kLanes] = {-1, -1, -1};  // lane 0's last launch when the lane began (-1: none in this tape)
+  bool forked_[kLanes] = {};             // the lane began and has not launched since
+  unsigned unjoined_ = 0, joining_ = 0;  // side lanes with launches since the last join; those lane 0 must follow
 };
 
 }  // namespace plumb::cuda

@@ -16,6 +16,13 @@ void Forward::moe(int64_t b, const LaunchRows& rows, kernels::Tensor& x, kernels
   backend_.hc_pre(hc_params(), w.hc_ffn, x, y, post, comb);
   backend_.rms_norm({config_.rms_norm_eps}, w.ffn_norm, y, xn);
 
+  const kernels::Tensor routed = ws.act(n, d), shared = ws.act(n, d), out = ws.act(n, d);
+  // The shared expert on lane 1 beside the router and the routed experts on lane 0 (Backend::begin_lane): both read
+  // xn only and write their own tensors; the sum waits for both.
+  backend_.begin_lane(1);
+  // The release builds the shared expert without swiglu_limit: no clamp (dsv4-forward.md section 1 item 1).
+  backend_.shared_expert({.hidden = d, .inter = config_.moe_inter_dim}, w.shared, xn, shared);
+  backend_.end_lane();
   const kernels::Tensor ids = ws.i32(n, k), weights = ws.act(n, k), margin = ws.act(n, 1);
   backend_.route({.experts = config_.n_routed_experts,
                   .topk = k,
@@ -24,12 +31,10 @@ void Forward::moe(int64_t b, const LaunchRows& rows, kernels::Tensor& x, kernels
                  w.router, xn, rows.tokens, ids, weights, &margin);
   record(nullptr, nullptr, &ids, &margin, n);
 
-  const kernels::Tensor routed = ws.act(n, d), shared = ws.act(n, d), out = ws.act(n, d);
   const kernels::ExpertParams routed_params{.hidden = d, .inter = config_.moe_inter_dim,
                                             .swiglu_limit = config_.swiglu_limit};
   backend_.routed_experts(routed_params, w.experts, xn, ids, weights, routed);
-  // The release builds the shared expert without swiglu_limit: no clamp (dsv4-forward.md section 1 item 1).
-  backend_.shared_expert({.hidden = d, .inter = config_.moe_inter_dim}, w.shared, xn, shared);
+  backend_.join_lanes();
   backend_.add(routed, shared, out);
   backend_.hc_post(hc_params(), out, x, post, comb, spare);
   std::swap(x, spare);
