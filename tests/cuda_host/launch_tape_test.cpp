@@ -125,7 +125,7 @@ struct Follows {
 };
 Follows follows(const LaunchTape& t, size_t i) {
   const LaunchTape::Entry& e = t.entry(i);
-  EXPECT_EQ(e.also[2], -1) << i;
+  for (size_t k = 2; k < e.also.size(); ++k) EXPECT_EQ(e.also[k], -1) << i;
   return {e.after, e.also[0], e.also[1]};
 }
 
@@ -168,6 +168,29 @@ TEST(LaunchTape, LanesForkFromLaneZeroAndJoinIntoItsNextLaunch) {
   for (int i = 0; i <= 10; ++i) record(chain, fa, args(i));
   EXPECT_FALSE(t.same_shape(chain));
   EXPECT_NE(t.shape_hash(), chain.shape_hash());
+}
+
+// Every side lane at once, as the CSA attention sublayer uses them: lane 0's launch after the join follows each
+// lane's last launch, in lane order, and a lane with no launch since the last join adds nothing.
+TEST(LaunchTape, AJoinFollowsEverySideLaneWithLaunches) {
+  const void* fa = reinterpret_cast<const void*>(&kernel_a);
+  LaunchTape t;
+  record(t, fa, args(0));  // 0: lane 0
+  for (int lane : {4, 1, 3}) {  // 1, 2, 3: one launch each on lanes 4, 1 and 3, forked after 0
+    t.begin_lane(lane);
+    record(t, fa, args(lane));
+    t.end_lane();
+  }
+  t.join_lanes();
+  record(t, fa, args(5));  // 4: follows 0 on lane 0, then lanes 1, 3 and 4's launches (2, 3, 1); lane 2 had none
+  LaunchTape::PerLane want = LaunchTape::kNone;
+  want[0] = 2, want[1] = 3, want[2] = 1;
+  EXPECT_EQ(t.entry(4).after, 0);
+  EXPECT_EQ(t.entry(4).also, want);
+  for (size_t i = 1; i <= 3; ++i) EXPECT_EQ(follows(t, i), (Follows{-1, 0, -1})) << i;
+  t.join_lanes();  // nothing on a side lane since
+  record(t, fa, args(6));
+  EXPECT_EQ(follows(t, 5), (Follows{4, -1, -1}));
 }
 
 TEST(LaunchTape, AFlushInsideALaneLeavesNothingToFollowFromBeforeIt) {

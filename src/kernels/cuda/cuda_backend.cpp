@@ -11,6 +11,7 @@ std::unique_ptr<Backend> make_cuda_backend() { fail("this plumb was built withou
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -491,8 +492,12 @@ class CudaBackend final : public Backend {
         : fp8_workspace(q), fp8_arrivals(q), experts(q), indexer(q), attention(q), route(q), shared(q), hc(q) {}
     Scratch fp8_workspace, fp8_arrivals, experts, indexer, attention, route, shared, hc;
   };
-  LaneScratch lanes_[cuda::kLaunchLanes]{LaneScratch(*queue_), LaneScratch(*queue_), LaneScratch(*queue_)};
-  LaneScratch& lane_scratch() { return lanes_[queue_->lane()]; }
+  std::array<std::unique_ptr<LaneScratch>, cuda::kLaunchLanes> lanes_ = [this] {
+    std::array<std::unique_ptr<LaneScratch>, cuda::kLaunchLanes> a;
+    for (auto& l : a) l = std::make_unique<LaneScratch>(*queue_);
+    return a;
+  }();
+  LaneScratch& lane_scratch() { return *lanes_[size_t(queue_->lane())]; }
   std::map<std::tuple<int64_t, double, double, int64_t, double, double>, cuda::DeviceBuffer> freqs_;
   std::map<const ExpertWeights*, cuda::DeviceBuffer> expert_tables_;
 };

@@ -12,7 +12,7 @@ namespace plumb::cuda {
 
 class LaunchQueue;
 
-constexpr int kLaunchLanes = 3;  // lane 0 and two side lanes of launches a graph may run side by side (launch_tape.h)
+constexpr int kLaunchLanes = 5;  // lane 0 and four side lanes of launches a graph may run side by side (launch_tape.h)
 
 struct Dim3 {
   unsigned x = 1, y = 1, z = 1;

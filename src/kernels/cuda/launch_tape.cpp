@@ -1,6 +1,5 @@
 #include "kernels/cuda/launch_tape.h"
 
-#include <algorithm>
 #include <cstring>
 
 #include "base/error.h"
@@ -51,7 +50,7 @@ void LaunchTape::clear() {
   arg_offsets_.clear();
   arg_sizes_.clear();
   bytes_.clear();
-  for (int l = 0; l < kLanes; ++l) last_[l] = fork_[l] = -1;
+  last_ = fork_ = kNone;
   unjoined_ = joining_ = 0;  // a lane still open keeps its place: its next launch simply has nothing to follow here
 }
 
@@ -82,7 +81,7 @@ bool LaunchTape::same_shape(const LaunchTape& other) const {
   for (size_t i = 0; i < entries_.size(); ++i) {
     const Entry &a = entries_[i], &b = other.entries_[i];
     if (a.func != b.func || !(a.grid == b.grid) || !(a.block == b.block) || a.shared_bytes != b.shared_bytes ||
-        a.arg_count != b.arg_count || a.after != b.after || !std::equal(a.also, a.also + kLanes, b.also))
+        a.arg_count != b.arg_count || a.after != b.after || a.also != b.also)
       return false;
   }
   return true;

@@ -10,6 +10,7 @@
 // which respects every one of those orderings. Without lanes each launch follows the one before: a chain.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -18,9 +19,19 @@
 
 namespace plumb::cuda {
 
+// An array of launch indices, each -1 (no launch).
+template <int N>
+constexpr std::array<int32_t, N> no_launches() {
+  std::array<int32_t, N> v{};
+  for (size_t i = 0; i < v.size(); ++i) v[i] = -1;
+  return v;
+}
+
 class LaunchTape {
  public:
   static constexpr int kLanes = kLaunchLanes;
+  using PerLane = std::array<int32_t, kLanes>;
+  static constexpr PerLane kNone = no_launches<kLanes>();
   struct Entry {
     const void* func = nullptr;
     Dim3 grid, block;
@@ -28,7 +39,7 @@ class LaunchTape {
     uint32_t first_arg = 0, arg_count = 0;  // into the tape's argument lists
     const char* name = "";
     int32_t after = -1;              // the launch before on this lane (-1: none in this tape)
-    int32_t also[kLanes] = {-1, -1, -1};  // further launches to follow: a fork's lane-0 launch, joined lanes' last
+    PerLane also = kNone;  // further launches to follow (-1: none): a fork's lane-0 launch, joined lanes' last
   };
 
   void record(const KernelCall& call);
@@ -60,9 +71,9 @@ class LaunchTape {
   std::vector<std::byte> bytes_;
   std::vector<void*> pointers_;  // scratch for args()
   int lane_ = 0;
-  int32_t last_[kLanes] = {-1, -1, -1};  // each lane's last launch
-  int32_t fork_[kLanes] = {-1, -1, -1};  // lane 0's last launch when the lane began (-1: none in this tape)
-  bool forked_[kLanes] = {};             // the lane began and has not launched since
+  PerLane last_ = kNone;   // each lane's last launch
+  PerLane fork_ = kNone;   // lane 0's last launch when the lane began (-1: none in this tape)
+  bool forked_[kLanes] = {};  // the lane began and has not launched since
   unsigned unjoined_ = 0, joining_ = 0;  // side lanes with launches since the last join; those lane 0 must follow
 };
 

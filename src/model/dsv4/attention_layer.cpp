@@ -79,9 +79,10 @@ void Forward::attention(int64_t b, const LaunchRows& rows, Tensor& x, Tensor& sp
   backend_.hc_pre(hc_params(), w.hc_attn, x, y, post, comb);
   backend_.rms_norm({eps}, w.attn_norm, y, xn);
 
-  // Three independent chains from xn, which a device may run side by side (Backend::begin_lane): the window key and
-  // the compressor on lane 1, the query on lane 0, and for CSA the lightning indexer on lane 2 once qr is there.
-  // Each chain writes only its own tensors and state; attention reads them all after the join.
+  // Independent chains from xn, which a device may run side by side (Backend::begin_lane): the window key on lane 1,
+  // the compressor on lane 3, for CSA the indexer's head weights and compressor on lane 4 and, once qr is there, its
+  // query on lane 2; the query on lane 0. Each chain writes only its own tensors and state; the indexer's top-k and
+  // attention read them after the join.
   const kernels::RopeParams rope = rope_params(spec, hd);
   backend_.begin_lane(1);
   // Window key = value: normalized, rotated, nope dims rounded through FP8, into the ring at the row's position.
@@ -93,27 +94,46 @@ void Forward::attention(int64_t b, const LaunchRows& rows, Tensor& x, Tensor& sp
   std::vector<int64_t> window_rows;
   for (const auto& row : rows.rows) window_rows.push_back(state_.window_row(row.slot, row.position));
   backend_.copy_rows(kvn, iota(n), st.window, window_rows);
-  if (spec.compress_ratio > 0) compress(spec, false, w.attn.compressor, st.compressor, rows, xn, ws);
   backend_.end_lane();
+  if (spec.compress_ratio > 0) {
+    backend_.begin_lane(3);
+    compress(spec, false, w.attn.compressor, st.compressor, rows, xn, ws);
+    backend_.end_lane();
+  }
+
+  // Lightning indexer (CSA): its head weights from x and its own compressor, then (below) its query from qr.
+  const bool csa = spec.attention == AttentionKind::csa;
+  const int64_t ih = config_.index_n_heads, ihd = config_.index_head_dim;
+  Tensor iq, iw;
+  if (csa) {
+    iq = ws.act(n, ih * ihd), iw = ws.act(n, ih);
+    backend_.begin_lane(4);
+    const double weight_scale = 1.0 / std::sqrt(double(ihd)) / std::sqrt(double(ih));
+    backend_.linear({.output_scale = weight_scale}, w.attn.index_weights_proj, xn, iw);
+    compress(spec, true, w.attn.index_compressor, st.indexer, rows, xn, ws);
+    backend_.end_lane();
+  }
 
   // Query: low-rank, normalized per head, rotated at the row's position.
   const Tensor qa = ws.act(n, config_.q_lora_rank), qr = ws.act(n, config_.q_lora_rank), q = ws.act(n, heads * hd);
   backend_.linear(kFp8Linear, w.attn.wq_a, xn, qa);
   backend_.rms_norm({eps}, w.attn.q_norm, qa, qr);
-
-  Tensor selection, indexer_margin;
-  if (spec.attention == AttentionKind::csa) {
-    // Lightning indexer: its query from qr, its head weights from x, its own compressor, then top-k.
+  if (csa) {
     backend_.begin_lane(2);
-    const int64_t ih = config_.index_n_heads, ihd = config_.index_head_dim;
-    const Tensor iq = ws.act(n, ih * ihd), iw = ws.act(n, ih);
     backend_.linear(kFp8Linear, w.attn.index_wq_b, qr, iq);
     backend_.rope(rope_params(spec, ihd), rows.positions, iq);
     backend_.hadamard({ihd}, iq);
     backend_.quant_sim({kernels::SimFormat::fp4_e2m1, kIndexSimBlock, 0, ih * ihd}, iq);
-    const double weight_scale = 1.0 / std::sqrt(double(ihd)) / std::sqrt(double(ih));
-    backend_.linear({.output_scale = weight_scale}, w.attn.index_weights_proj, xn, iw);
-    compress(spec, true, w.attn.index_compressor, st.indexer, rows, xn, ws);
+    backend_.end_lane();
+  }
+  backend_.linear(kFp8Linear, w.attn.wq_b, qr, q);
+  backend_.head_rms_norm({heads, hd, eps}, q);
+  backend_.rope(rope, rows.positions, q);
+  backend_.join_lanes();
+
+  const Tensor* selected = nullptr;
+  Tensor selection, indexer_margin;
+  if (csa) {
     selection = ws.i32(n, config_.index_topk);
     indexer_margin = ws.act(n, 1);
     backend_.indexer_topk({.heads = ih,
@@ -122,16 +142,6 @@ void Forward::attention(int64_t b, const LaunchRows& rows, Tensor& x, Tensor& sp
                            .ratio = spec.compress_ratio,
                            .rows_per_slot = state_.shape().compressed_rows(spec.compress_ratio)},
                           iq, iw, st.indexer.rows, rows.rows, selection, &indexer_margin);
-    backend_.end_lane();
-  }
-
-  backend_.linear(kFp8Linear, w.attn.wq_b, qr, q);
-  backend_.head_rms_norm({heads, hd, eps}, q);
-  backend_.rope(rope, rows.positions, q);
-  backend_.join_lanes();
-
-  const Tensor* selected = nullptr;
-  if (spec.attention == AttentionKind::csa) {
     selected = &selection;
     record(&selection, &indexer_margin, nullptr, nullptr, n);
   }
