@@ -39,9 +39,11 @@ class Backend {
   // How the backend ran its launches so far, for benchmarks' output ("" when there is nothing to say).
   virtual std::string launch_summary() const { return {}; }
   // Hints that chains of ops are independent, so a device may run them side by side (no effect on any result): ops
-  // after begin_lane(k) (k = 1 or 2) form lane k, which starts after every op issued so far on lane 0, until
+  // after begin_lane(k) (0 < k < kLanes) form lane k, which starts after every op issued so far on lane 0, until
   // end_lane(); join_lanes() makes lane 0's next op wait for every lane's ops. The caller promises that a lane's ops
-  // neither read what the other lanes write before the join nor write what they read or write.
+  // neither read what the other lanes write before the join nor write what they read or write;
+  // kernels/lane_check_backend.h checks that promise.
+  static constexpr int kLanes = 5;
   virtual void begin_lane(int lane) { (void)lane; }
   virtual void end_lane() {}
   virtual void join_lanes() {}

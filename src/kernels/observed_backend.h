@@ -32,7 +32,7 @@ struct LinearDetail {
 };
 
 // Wraps `inner`, owned or not; an observer passed by reference must outlive the result. Memory ops and
-// synchronize() pass through unobserved.
+// synchronize() pass through unobserved. Lane hints are not passed on: observed ops run one after another.
 std::unique_ptr<Backend> make_observed_backend(std::unique_ptr<Backend> inner, std::unique_ptr<OpObserver> observer);
 std::unique_ptr<Backend> make_observed_backend(std::unique_ptr<Backend> inner, OpObserver& observer);
 std::unique_ptr<Backend> make_observed_backend(Backend& inner, OpObserver& observer);

@@ -476,6 +476,7 @@ class CudaBackend final : public Backend {
 
   cuda::Stream queue() { return cuda::Stream(queue_.get()); }
 
+  static_assert(Backend::kLanes == cuda::kLaunchLanes, "the launch tape keeps every lane the forward may use");
   // PLUMB_CUDA_LANES=0 keeps every op on lane 0 (an A/B switch; same bits).
   static bool lanes_enabled() {
     static const bool on = env_switch_on("PLUMB_CUDA_LANES");

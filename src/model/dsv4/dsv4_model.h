@@ -17,6 +17,7 @@
 #include "io/checkpoint_folder.h"
 #include "kernels/backend.h"
 #include "kernels/observed_backend.h"
+#include "kernels/lane_check_backend.h"
 #include "kernels/recording_backend.h"
 #include "model/dsv4/config.h"
 #include "model/dsv4/forward.h"
@@ -40,6 +41,8 @@ struct Dsv4Options {
   kernels::OpObserver* op_observer = nullptr;
   // Tests: every scratch tensor starts as NaN bytes, so an op that reads scratch it did not write shows.
   bool poison_scratch = false;
+  // Tests: when set, the forward's lane hints are checked (kernels/lane_check_backend.h) and the hazards reported here.
+  kernels::LaneReport* check_lanes = nullptr;
 };
 
 class Dsv4Model final : public model::Model {
