@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 
+#include "kernels/lane_order.h"
 #include "kernels/ops.h"
 #include "kernels/tensor.h"
 
@@ -42,8 +43,8 @@ class Backend {
   // after begin_lane(k) (0 < k < kLanes) form lane k, which starts after every op issued so far on lane 0, until
   // end_lane(); join_lanes() makes lane 0's next op wait for every lane's ops. The caller promises that a lane's ops
   // neither read what the other lanes write before the join nor write what they read or write;
-  // kernels/lane_check_backend.h checks that promise.
-  static constexpr int kLanes = 5;
+  // kernels/lane_check_backend.h checks that promise. Which ops follow which: kernels/lane_order.h.
+  static constexpr int kLanes = kernels::kLanes;
   virtual void begin_lane(int lane) { (void)lane; }
   virtual void end_lane() {}
   virtual void join_lanes() {}

@@ -1,7 +1,7 @@
 // The lane checker (lane_check_backend.h): each op's bytes read and written, and whether it follows every earlier op
-// that touched them. Vector clocks decide "follows": an op's clock is the largest of its predecessors' (its lane's
-// previous op, a fork, joined lanes) with its own lane's count raised, and op A precedes op B when B's clock has
-// reached A's count on A's lane.
+// that touched them. Its direct predecessors are LaneOrder's (lane_order.h), as in the CUDA graph; vector clocks
+// carry them on: an op's clock is the largest of its predecessors' with its own lane's count raised, and op A
+// precedes op B when B's clock has reached A's count on A's lane.
 #include "kernels/lane_check_backend.h"
 
 #include <algorithm>
@@ -9,12 +9,11 @@
 #include <initializer_list>
 
 #include "base/dtype.h"
-#include "base/error.h"
+#include "kernels/lane_order.h"
 
 namespace plumb::kernels {
 namespace {
 
-constexpr int kLanes = Backend::kLanes;
 constexpr size_t kMaxHazards = 64;  // enough to see the pattern
 
 struct Range {
@@ -52,10 +51,7 @@ bool overlap(const std::vector<Range>& a, const std::vector<Range>& b) {
 
 class LaneCheckBackend final : public Backend {
  public:
-  LaneCheckBackend(std::unique_ptr<Backend> inner, LaneReport* report) : inner_(std::move(inner)), report_(*report) {
-    last_.fill(-1);
-    fork_.fill(-1);
-  }
+  LaneCheckBackend(std::unique_ptr<Backend> inner, LaneReport* report) : inner_(std::move(inner)), report_(*report) {}
 
   const char* name() const override { return inner_->name(); }
   Numerics numerics() const override { return inner_->numerics(); }
@@ -86,20 +82,15 @@ class LaneCheckBackend final : public Backend {
   std::string launch_summary() const override { return inner_->launch_summary(); }
 
   void begin_lane(int lane) override {
-    PLUMB_CHECK(lane > 0 && lane < kLanes && lane_ == 0);
-    lane_ = lane;
-    fork_[size_t(lane)] = last_[0];
-    forked_[size_t(lane)] = true;
+    order_.begin_lane(lane);
     inner_->begin_lane(lane);
   }
   void end_lane() override {
-    lane_ = 0;
+    order_.end_lane();
     inner_->end_lane();
   }
   void join_lanes() override {
-    PLUMB_CHECK(lane_ == 0);
-    joining_ |= unjoined_;
-    unjoined_ = 0;
+    order_.join_lanes();
     inner_->join_lanes();
   }
 
@@ -199,20 +190,16 @@ class LaneCheckBackend final : public Backend {
 
   // Records the op with its predecessors, then compares it with every earlier op it does not follow.
   void check_ranges(const char* name, std::vector<Range> reads, std::vector<Range> writes) {
-    Op op{name, lane_, {}, std::move(reads), std::move(writes)};
-    std::vector<int64_t> before = {last_[size_t(lane_)]};
-    if (lane_ != 0 && forked_[size_t(lane_)]) before.push_back(fork_[size_t(lane_)]), forked_[size_t(lane_)] = false;
-    if (lane_ == 0) {
-      for (int l = 1; l < kLanes; ++l)
-        if (joining_ & (1u << l)) before.push_back(last_[size_t(l)]);
-      joining_ = 0;
-    } else {
-      unjoined_ |= 1u << lane_;
-    }
-    for (int64_t b : before)
+    const int lane = order_.lane();
+    Op op{name, lane, {}, std::move(reads), std::move(writes)};
+    const Follows f = order_.next(int32_t(ops_.size()));
+    const auto follow = [&](int32_t b) {
       if (b >= 0)
         for (size_t l = 0; l < size_t(kLanes); ++l) op.clock[l] = std::max(op.clock[l], ops_[size_t(b)].clock[l]);
-    op.clock[size_t(lane_)] = ++count_[size_t(lane_)];
+    };
+    follow(f.after);
+    for (int32_t b : f.also) follow(b);
+    op.clock[size_t(lane)] = ++count_[size_t(lane)];
     for (const Op& a : ops_) {
       if (a.clock[size_t(a.lane)] <= op.clock[size_t(a.lane)]) continue;  // op follows a
       const char* what = overlap(a.writes, op.writes)  ? "both write"
@@ -223,27 +210,21 @@ class LaneCheckBackend final : public Backend {
         report_.hazards.push_back(std::string(op.name) + " (lane " + std::to_string(op.lane) + ") " + what + ": " +
                                   a.name + " (lane " + std::to_string(a.lane) + "), which it does not follow");
     }
-    ++report_.ops[size_t(lane_)];
-    last_[size_t(lane_)] = int64_t(ops_.size());
+    ++report_.ops[size_t(lane)];
     ops_.push_back(std::move(op));
   }
 
   // Everything so far has finished (the CUDA backend flushes and waits here).
   void barrier() {
     ops_.clear();
-    last_.fill(-1);
-    fork_.fill(-1);
-    unjoined_ = joining_ = 0;
+    order_.clear();
   }
 
   std::unique_ptr<Backend> inner_;
   LaneReport& report_;
-  std::vector<Op> ops_;  // since the last barrier
-  int lane_ = 0;
-  std::array<int64_t, kLanes> last_{}, fork_{};
-  std::array<bool, kLanes> forked_{};
+  std::vector<Op> ops_;  // since the last barrier, numbered as order_ numbers them
+  LaneOrder order_;
   Clock count_{};
-  unsigned unjoined_ = 0, joining_ = 0;
 };
 
 }  // namespace

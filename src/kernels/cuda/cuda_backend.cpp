@@ -476,7 +476,6 @@ class CudaBackend final : public Backend {
 
   cuda::Stream queue() { return cuda::Stream(queue_.get()); }
 
-  static_assert(Backend::kLanes == cuda::kLaunchLanes, "the launch tape keeps every lane the forward may use");
   // PLUMB_CUDA_LANES=0 keeps every op on lane 0 (an A/B switch; same bits).
   static bool lanes_enabled() {
     static const bool on = env_switch_on("PLUMB_CUDA_LANES");
@@ -493,8 +492,8 @@ class CudaBackend final : public Backend {
         : fp8_workspace(q), fp8_arrivals(q), experts(q), indexer(q), attention(q), route(q), shared(q), hc(q) {}
     Scratch fp8_workspace, fp8_arrivals, experts, indexer, attention, route, shared, hc;
   };
-  std::array<std::unique_ptr<LaneScratch>, cuda::kLaunchLanes> lanes_ = [this] {
-    std::array<std::unique_ptr<LaneScratch>, cuda::kLaunchLanes> a;
+  std::array<std::unique_ptr<LaneScratch>, kLanes> lanes_ = [this] {
+    std::array<std::unique_ptr<LaneScratch>, kLanes> a;
     for (auto& l : a) l = std::make_unique<LaneScratch>(*queue_);
     return a;
   }();

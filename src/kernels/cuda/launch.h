@@ -12,8 +12,6 @@ namespace plumb::cuda {
 
 class LaunchQueue;
 
-constexpr int kLaunchLanes = 5;  // lane 0 and four side lanes of launches a graph may run side by side (launch_tape.h)
-
 struct Dim3 {
   unsigned x = 1, y = 1, z = 1;
   bool operator==(const Dim3& o) const { return x == o.x && y == o.y && z == o.z; }

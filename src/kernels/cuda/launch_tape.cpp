@@ -20,21 +20,9 @@ void LaunchTape::record(const KernelCall& call) {
   PLUMB_CHECK(call.func != nullptr && call.count >= 0);
   Entry e{call.func, call.grid, call.block, call.shared_bytes, uint32_t(arg_offsets_.size()), uint32_t(call.count),
           call.name};
-  const int32_t index = int32_t(entries_.size());
-  e.after = last_[lane_];
-  int extra = 0;
-  if (lane_ != 0 && forked_[lane_]) {
-    if (fork_[lane_] >= 0) e.also[extra++] = fork_[lane_];
-    forked_[lane_] = false;
-  }
-  if (lane_ == 0) {
-    for (int l = 1; l < kLanes; ++l)
-      if (joining_ & (1u << l)) e.also[extra++] = last_[l];
-    joining_ = 0;
-  } else {
-    unjoined_ |= 1u << lane_;
-  }
-  last_[lane_] = index;
+  const kernels::Follows f = order_.next(int32_t(entries_.size()));
+  e.after = f.after;
+  e.also = f.also;
   for (int i = 0; i < call.count; ++i) {
     const size_t at = (bytes_.size() + kArgAlign - 1) / kArgAlign * kArgAlign;
     bytes_.resize(at + call.sizes[i]);
@@ -50,23 +38,7 @@ void LaunchTape::clear() {
   arg_offsets_.clear();
   arg_sizes_.clear();
   bytes_.clear();
-  last_ = fork_ = kNone;
-  unjoined_ = joining_ = 0;  // a lane still open keeps its place: its next launch simply has nothing to follow here
-}
-
-void LaunchTape::begin_lane(int lane) {
-  PLUMB_CHECK(lane >= 1 && lane < kLanes && lane_ == 0);
-  lane_ = lane;
-  fork_[lane] = last_[0];
-  forked_[lane] = true;
-}
-
-void LaunchTape::end_lane() { lane_ = 0; }
-
-void LaunchTape::join_lanes() {
-  PLUMB_CHECK(lane_ == 0);
-  joining_ |= unjoined_;
-  unjoined_ = 0;
+  order_.clear();  // a lane still open stays open: its next launch simply has nothing to follow here
 }
 
 void* const* LaunchTape::args(size_t i) {

@@ -3,11 +3,10 @@
 // (one graph serves both tapes) and, per launch, the same argument bytes (the graph's node needs no update). Plain
 // C++: tested on any machine.
 //
-// Lanes: launches go to lane 0 unless begin_lane(k) sent them to side lane k (1 .. kLanes - 1) until end_lane(). A
-// launch follows the one before it on its own lane; a side lane's first launch after begin_lane also follows lane 0's
-// last launch at that point (the fork); join_lanes() makes lane 0's next launch also follow each side lane's last. A
-// graph built from the tape can then run the lanes side by side; launched one by one they run in recorded order,
-// which respects every one of those orderings. Without lanes each launch follows the one before: a chain.
+// Lanes: launches go to lane 0 unless begin_lane(k) sent them to side lane k until end_lane(); which earlier launches
+// each one follows is kernels::LaneOrder's rule (kernels/lane_order.h). A graph built from the tape can then run the
+// lanes side by side; launched one by one they run in recorded order, which respects every one of those orderings.
+// Without lanes each launch follows the one before: a chain.
 #pragma once
 
 #include <array>
@@ -16,39 +15,31 @@
 #include <vector>
 
 #include "kernels/cuda/launch.h"
+#include "kernels/lane_order.h"
 
 namespace plumb::cuda {
 
-// An array of launch indices, each -1 (no launch).
-template <int N>
-constexpr std::array<int32_t, N> no_launches() {
-  std::array<int32_t, N> v{};
-  for (size_t i = 0; i < v.size(); ++i) v[i] = -1;
-  return v;
-}
-
 class LaunchTape {
  public:
-  static constexpr int kLanes = kLaunchLanes;
-  using PerLane = std::array<int32_t, kLanes>;
-  static constexpr PerLane kNone = no_launches<kLanes>();
+  using PerLane = kernels::PerLane;
+  static constexpr PerLane kNone = kernels::no_ops();
   struct Entry {
     const void* func = nullptr;
     Dim3 grid, block;
     size_t shared_bytes = 0;
     uint32_t first_arg = 0, arg_count = 0;  // into the tape's argument lists
     const char* name = "";
-    int32_t after = -1;              // the launch before on this lane (-1: none in this tape)
+    int32_t after = -1;    // the launch before on this lane (-1: none in this tape)
     PerLane also = kNone;  // further launches to follow (-1: none): a fork's lane-0 launch, joined lanes' last
   };
 
   void record(const KernelCall& call);
   void clear();  // launches and lane state (the flushed launches run before any later ones)
 
-  void begin_lane(int lane);  // 1 .. kLanes - 1, from lane 0
-  void end_lane();
-  void join_lanes();
-  int lane() const { return lane_; }
+  void begin_lane(int lane) { order_.begin_lane(lane); }
+  void end_lane() { order_.end_lane(); }
+  void join_lanes() { order_.join_lanes(); }
+  int lane() const { return order_.lane(); }
 
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }
@@ -70,11 +61,7 @@ class LaunchTape {
   std::vector<uint32_t> arg_offsets_, arg_sizes_;  // per argument, into bytes_
   std::vector<std::byte> bytes_;
   std::vector<void*> pointers_;  // scratch for args()
-  int lane_ = 0;
-  PerLane last_ = kNone;   // each lane's last launch
-  PerLane fork_ = kNone;   // lane 0's last launch when the lane began (-1: none in this tape)
-  bool forked_[kLanes] = {};  // the lane began and has not launched since
-  unsigned unjoined_ = 0, joining_ = 0;  // side lanes with launches since the last join; those lane 0 must follow
+  kernels::LaneOrder order_;
 };
 
 }  // namespace plumb::cuda
