@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Prepared at the end of session 15 for the next session's first call (carry [".device"], timeout_s 480; about 6
+# minutes). Build it here first, main checked out and the tree clean:
+#   git branch -f base-51188c1 51188c1     # the session's start: no lanes, no row warps
+#   scripts/device-bundle-ab base-51188c1 -- test_dsv4_forward
+#   gzip .device/bin/plumb-* .device/bin/test_dsv4_forward*
+# Then: bash docs/receipts/data/2026-12-01-session15/next-call1.sh
+# What it answers:
+#   - main's code after the last GPU run (the lane checker, LaneOrder: the same graph edges by the tape's tests) on
+#     the GPU: bits at chunk 1 and 16 (expect cf824e82009a0f99) against the session 15 start and with lanes off, three
+#     more runs each, the contract and the CUDA tests;
+#   - lanes and row warps at prefill sizes, which session 15 never timed (its rounds stopped at 16 rows): the layers
+#     at 64 and 256 rows of one slot, main against PLUMB_CUDA_LANES=0, PLUMB_DENSE_ROW_WARPS=0 and the session's start,
+#     alternating twice.
+set -uo pipefail
+export LD_LIBRARY_PATH=$PWD/.device/lib; SECONDS=0; B=.device/bin
+for f in $B/*.gz; do gunzip -f "$f"; done; chmod +x $B/*
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+VARIANTS="plumb plumb@PLUMB_CUDA_LANES=0 plumb@PLUMB_DENSE_ROW_WARPS=0 plumb-base-51188c1"
+CONTRACTS="none" LIGHT=1 AB="$VARIANTS" bash tools/device/ab-builds.sh
+R=$(mktemp -d); I=$(cat .device/ids.txt)
+{ echo "main contract: $(timeout -k 5 150 $B/plumb contract --backend cuda 2>&1 | tail -1)"
+  echo "main CUDA tests: $(timeout -k 5 120 $B/test_dsv4_forward --gtest_filter='*cuda*:Cuda*' 2>&1 | grep -E '^\[  (PASSED|FAILED)' | tr '\n' ' ')"
+  for c in 1 16; do for k in 1 2 3; do
+    timeout -k 5 60 $B/plumb logits --backend cuda --ids "$I" --chunk $c --out $R/l.bin --mtp-out $R/l.mtp >/dev/null 2>&1
+    echo "main chunk $c repeat $k: $(cat $R/l.bin $R/l.mtp | sha256sum | cut -c1-16)"
+  done; done
+} | tee $R/tests.txt
+echo "t=$SECONDS"
+cmd() { local e=""; [[ $1 == *@* ]] && e=${1#*@}; echo "env ${e//,/ } $B/${1%%@*}"; }
+for rep in 1 2; do for v in $VARIANTS; do t=${v//[@=,]/_}
+  timeout -k 5 100 $(cmd $v) synth --only layers --rows 64 256 --repeats 5 > $R/prefill-$t-$rep.txt 2>&1
+  echo "$v rep $rep: $(grep -E '^43-layer round +1 slot, as drawn' $R/prefill-$t-$rep.txt | awk '{printf "%s ", $(NF-3)}')"
+done; done | tee $R/prefill.txt
+tar -czf $OUT/next-call1-extra.tgz -C $R .; cp $R/tests.txt $R/prefill.txt $OUT/
+echo "t=$SECONDS"
