@@ -109,6 +109,19 @@ class Backend {
   virtual void add(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
 };
 
+// Ops issued while it lives go to side lane `lane` (Backend::begin_lane). It ends the lane however the scope is
+// left, so an op that throws inside leaves the backend on lane 0.
+class OnLane {
+ public:
+  OnLane(Backend& backend, int lane) : backend_(backend) { backend_.begin_lane(lane); }
+  ~OnLane() { backend_.end_lane(); }
+  OnLane(const OnLane&) = delete;
+  OnLane& operator=(const OnLane&) = delete;
+
+ private:
+  Backend& backend_;
+};
+
 // "oracle" -> the float64 reference backend, "release" -> the CPU release-numerics backend.
 std::unique_ptr<Backend> make_host_backend(Numerics numerics);
 Numerics parse_numerics(const std::string& name);  // "oracle" / "release"; throws otherwise

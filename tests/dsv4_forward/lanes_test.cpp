@@ -4,8 +4,13 @@
 // The checker's own controls: hazards planted on purpose are found, and the same ops with a join are clean.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+
+#include "base/error.h"
 #include "kernels/backend.h"
 #include "kernels/lane_check_backend.h"
+#include "kernels/observed_backend.h"
 #include "tiny_model.h"
 
 namespace plumb::test {
@@ -33,6 +38,47 @@ TEST(Lanes, TheForwardsSideLanesTouchNothingTheyMayRunBeside) {
   for (const std::string& h : report.hazards) ADD_FAILURE() << h;
   // Not vacuous: every lane ran ops (lanes 2 and 4 only in CSA layers, lane 3 only with a compressor).
   for (size_t lane = 0; lane < report.ops.size(); ++lane) EXPECT_GT(report.ops[lane], 0) << "lane " << lane;
+}
+
+// An op observer that throws once, when the named op begins (a device failure in the middle of a round).
+class ThrowOnce : public kernels::OpObserver {
+ public:
+  explicit ThrowOnce(std::string op) : op_(std::move(op)) {}
+  void begin(kernels::Backend&, const char* op, const void*) override {
+    if (thrown == 0 && op_ == op) {
+      ++thrown;
+      fail("{} failed on the device (planted)", op);
+    }
+  }
+  int thrown = 0;
+
+ private:
+  std::string op_;
+};
+
+// A round that throws on a side lane (the first compressor, lane 3, with lane 1's window key issued and not yet
+// joined) leaves the backend on lane 0 and the next, wider round ordered after what the failed one issued: no hazard
+// (without the join at the round's start, its embed and norms would overwrite lane 1's tensors), and a fresh slot's
+// logits equal a model's that never failed.
+TEST(Lanes, ARoundThatThrowsInsideALaneLeavesTheModelOrderedAndExact) {
+  ThrowOnce thrower("compress_project");
+  kernels::LaneReport report;
+  auto open = [&](kernels::OpObserver* observer, kernels::LaneReport* lanes) {
+    return dsv4::Dsv4Model::open(tiny_checkpoint_dir(), {.numerics = kernels::Numerics::release,
+                                                         .backend = "cpu",
+                                                         .slots = 2,
+                                                         .max_context = 128,
+                                                         .name = "tiny",
+                                                         .op_observer = observer,
+                                                         .check_lanes = lanes});
+  };
+  const auto failing = open(&thrower, &report), plain = open(nullptr, nullptr);
+  const int32_t vocab = failing->info().vocab_size;
+  const auto tokens = random_tokens(43, 4, vocab), other = random_tokens(44, 20, vocab);
+  EXPECT_THROW(run_chunks(*failing, 0, tokens, 0, 4, {4}), Error);
+  EXPECT_EQ(thrower.thrown, 1);
+  EXPECT_TRUE(bit_equal(run_chunks(*failing, 1, other, 0, 20, {16, 4}), run_chunks(*plain, 1, other, 0, 20, {16, 4})));
+  for (const std::string& h : report.hazards) ADD_FAILURE() << h;
 }
 
 // Three host tensors and the checker around a host backend.

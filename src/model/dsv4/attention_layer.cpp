@@ -84,21 +84,21 @@ void Forward::attention(int64_t b, const LaunchRows& rows, Tensor& x, Tensor& sp
   // query on lane 2; the query on lane 0. Each chain writes only its own tensors and state; the indexer's top-k and
   // attention read them after the join.
   const kernels::RopeParams rope = rope_params(spec, hd);
-  backend_.begin_lane(1);
-  // Window key = value: normalized, rotated, nope dims rounded through FP8, into the ring at the row's position.
-  const Tensor kv = ws.act(n, hd), kvn = ws.act(n, hd);
-  backend_.linear(kFp8Linear, w.attn.wkv, xn, kv);
-  backend_.rms_norm({eps}, w.attn.kv_norm, kv, kvn);
-  backend_.rope(rope, rows.positions, kvn);
-  backend_.quant_sim({kernels::SimFormat::fp8_e4m3, kKvSimBlock, 0, hd - config_.rope_head_dim}, kvn);
-  std::vector<int64_t> window_rows;
-  for (const auto& row : rows.rows) window_rows.push_back(state_.window_row(row.slot, row.position));
-  backend_.copy_rows(kvn, iota(n), st.window, window_rows);
-  backend_.end_lane();
+  {
+    // Window key = value: normalized, rotated, nope dims rounded through FP8, into the ring at the row's position.
+    const kernels::OnLane lane(backend_, 1);
+    const Tensor kv = ws.act(n, hd), kvn = ws.act(n, hd);
+    backend_.linear(kFp8Linear, w.attn.wkv, xn, kv);
+    backend_.rms_norm({eps}, w.attn.kv_norm, kv, kvn);
+    backend_.rope(rope, rows.positions, kvn);
+    backend_.quant_sim({kernels::SimFormat::fp8_e4m3, kKvSimBlock, 0, hd - config_.rope_head_dim}, kvn);
+    std::vector<int64_t> window_rows;
+    for (const auto& row : rows.rows) window_rows.push_back(state_.window_row(row.slot, row.position));
+    backend_.copy_rows(kvn, iota(n), st.window, window_rows);
+  }
   if (spec.compress_ratio > 0) {
-    backend_.begin_lane(3);
+    const kernels::OnLane lane(backend_, 3);
     compress(spec, false, w.attn.compressor, st.compressor, rows, xn, ws);
-    backend_.end_lane();
   }
 
   // Lightning indexer (CSA): its head weights from x and its own compressor, then (below) its query from qr.
@@ -107,11 +107,10 @@ void Forward::attention(int64_t b, const LaunchRows& rows, Tensor& x, Tensor& sp
   Tensor iq, iw;
   if (csa) {
     iq = ws.act(n, ih * ihd), iw = ws.act(n, ih);
-    backend_.begin_lane(4);
+    const kernels::OnLane lane(backend_, 4);
     const double weight_scale = 1.0 / std::sqrt(double(ihd)) / std::sqrt(double(ih));
     backend_.linear({.output_scale = weight_scale}, w.attn.index_weights_proj, xn, iw);
     compress(spec, true, w.attn.index_compressor, st.indexer, rows, xn, ws);
-    backend_.end_lane();
   }
 
   // Query: low-rank, normalized per head, rotated at the row's position.
@@ -119,12 +118,11 @@ void Forward::attention(int64_t b, const LaunchRows& rows, Tensor& x, Tensor& sp
   backend_.linear(kFp8Linear, w.attn.wq_a, xn, qa);
   backend_.rms_norm({eps}, w.attn.q_norm, qa, qr);
   if (csa) {
-    backend_.begin_lane(2);
+    const kernels::OnLane lane(backend_, 2);
     backend_.linear(kFp8Linear, w.attn.index_wq_b, qr, iq);
     backend_.rope(rope_params(spec, ihd), rows.positions, iq);
     backend_.hadamard({ihd}, iq);
     backend_.quant_sim({kernels::SimFormat::fp4_e2m1, kIndexSimBlock, 0, ih * ihd}, iq);
-    backend_.end_lane();
   }
   backend_.linear(kFp8Linear, w.attn.wq_b, qr, q);
   backend_.head_rms_norm({heads, hd, eps}, q);

@@ -134,6 +134,7 @@ void Dsv4Model::forward(std::span<const model::Row> rows, std::span<float> logit
   if (rows.empty()) return;
   LaunchRows launch;
   for (const model::Row& r : rows) launch.add(r.slot, r.position, r.token);
+  backend_->join_lanes();  // a round that threw inside a sublayer may have left side lanes unjoined (else a no-op)
   Workspace ws(forward_->scratch());
   const int64_t n = launch.size(), streams = config_.hc_mult * config_.hidden_size;
   kernels::Tensor x = ws.act(n, streams), spare = ws.act(n, streams);

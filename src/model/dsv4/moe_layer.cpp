@@ -19,10 +19,11 @@ void Forward::moe(int64_t b, const LaunchRows& rows, kernels::Tensor& x, kernels
   const kernels::Tensor routed = ws.act(n, d), shared = ws.act(n, d), out = ws.act(n, d);
   // The shared expert on lane 1 beside the router and the routed experts on lane 0 (Backend::begin_lane): both read
   // xn only and write their own tensors; the sum waits for both.
-  backend_.begin_lane(1);
-  // The release builds the shared expert without swiglu_limit: no clamp (dsv4-forward.md section 1 item 1).
-  backend_.shared_expert({.hidden = d, .inter = config_.moe_inter_dim}, w.shared, xn, shared);
-  backend_.end_lane();
+  {
+    const kernels::OnLane lane(backend_, 1);
+    // The release builds the shared expert without swiglu_limit: no clamp (dsv4-forward.md section 1 item 1).
+    backend_.shared_expert({.hidden = d, .inter = config_.moe_inter_dim}, w.shared, xn, shared);
+  }
   const kernels::Tensor ids = ws.i32(n, k), weights = ws.act(n, k), margin = ws.act(n, 1);
   backend_.route({.experts = config_.n_routed_experts,
                   .topk = k,

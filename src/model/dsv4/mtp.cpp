@@ -75,6 +75,7 @@ void Dsv4Model::draft_forward(std::span<const model::DraftRow> rows, std::span<f
 }
 
 void Dsv4Model::run_draft_wave(std::span<const model::DraftRow> rows, std::span<float> logits) {
+  backend_->join_lanes();  // a round that threw inside a sublayer may have left side lanes unjoined (else a no-op)
   Workspace ws(forward_->scratch());
   const int64_t n = int64_t(rows.size()), d = config_.hidden_size, hc = config_.hc_mult, streams = hc * d;
   const MtpWeights& w = weights_.blocks[size_t(mtp_block())].mtp;
