@@ -6,8 +6,8 @@
 #   gzip .device/bin/plumb-* .device/bin/test_dsv4_forward*
 # Then: bash docs/receipts/data/2026-12-01-session15/next-call1.sh
 # What it answers:
-#   - main's code after the last GPU run (the lane checker, LaneOrder: the same graph edges by the tape's tests) on
-#     the GPU: bits at chunk 1 and 16 (expect cf824e82009a0f99) against the session 15 start and with lanes off, three
+#   - main's code after the last GPU run (the lane checker, LaneOrder: the same graph edges by the tape's tests;
+#     OnLane and a join at each round's start, a no-op in a normal round) on the GPU: bits at chunk 1 and 16 (expect cf824e82009a0f99) against the session 15 start and with lanes off, three
 #     more runs each, the contract and the CUDA tests;
 #   - lanes and row warps at prefill sizes, which session 15 never timed (its rounds stopped at 16 rows): the layers
 #     at 64 and 256 rows of one slot, main against PLUMB_CUDA_LANES=0, PLUMB_DENSE_ROW_WARPS=0 and the session's start,
