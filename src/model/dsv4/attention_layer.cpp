@@ -101,12 +101,13 @@ void Forward::attention(int64_t b, const LaunchRows& rows, Tensor& x, Tensor& sp
     compress(spec, false, w.attn.compressor, st.compressor, rows, xn, ws);
   }
 
-  // Lightning indexer (CSA): its head weights from x and its own compressor, then (below) its query from qr.
+  // Lightning indexer (CSA): its head weights from xn and its own compressor, then (below) its query from qr.
   const bool csa = spec.attention == AttentionKind::csa;
   const int64_t ih = config_.index_n_heads, ihd = config_.index_head_dim;
   Tensor iq, iw;
   if (csa) {
-    iq = ws.act(n, ih * ihd), iw = ws.act(n, ih);
+    iq = ws.act(n, ih * ihd);
+    iw = ws.act(n, ih);
     const kernels::OnLane lane(backend_, 4);
     const double weight_scale = 1.0 / std::sqrt(double(ihd)) / std::sqrt(double(ih));
     backend_.linear({.output_scale = weight_scale}, w.attn.index_weights_proj, xn, iw);
