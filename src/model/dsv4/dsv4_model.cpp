@@ -63,7 +63,7 @@ Dsv4Model::Dsv4Model(io::CheckpointFolder folder, Config config, const Dsv4Optio
   }
   if (options.record_ops) backend_ = kernels::make_recording_backend(std::move(backend_), options.record_ops);
   if (options.op_observer) backend_ = kernels::make_observed_backend(std::move(backend_), *options.op_observer);
-  // Outermost, so that it sees the lane hints (the decorators above do not pass them on).
+  // Outermost, so that it checks every op the forward issues (an observer above may throw before the op runs).
   if (options.check_lanes) backend_ = kernels::make_lane_check_backend(std::move(backend_), options.check_lanes);
   weights_ = load_weights(folder_, config_, *backend_, progress);
   state_ = std::make_unique<SlotStates>(config_, shape, *backend_);
