@@ -1,5 +1,7 @@
-// Choosing a host backend by numerics.
+// Choosing a host backend by numerics; the fused pairs' default: their two ops.
 #include "kernels/backend.h"
+
+#include <vector>
 
 #include "base/error.h"
 #include "kernels/cpu/cpu_backend.h"
@@ -13,6 +15,21 @@ Numerics parse_numerics(const std::string& name) {
   if (name == "oracle") return Numerics::oracle;
   if (name == "release") return Numerics::release;
   fail("unknown numerics '{}': use 'release' (production) or 'oracle' (float64 reference)", name);
+}
+
+void Backend::head_rms_norm_rope(HeadNormParams n, RopeParams r, std::span<const int64_t> positions,
+                                 const Tensor& x) {
+  head_rms_norm(n, x);
+  rope(r, positions, x);
+}
+
+void Backend::attention_rope(AttentionParams p, RopeParams r, const Tensor& q, const Tensor& ring,
+                             const Tensor& compressed, const Tensor* selected, const Weight& sinks,
+                             std::span<const TokenRow> rows, const Tensor& out) {
+  attention(p, q, ring, compressed, selected, sinks, rows, out);
+  std::vector<int64_t> positions;
+  for (const auto& row : rows) positions.push_back(row.position);
+  rope(r, positions, out);
 }
 
 std::unique_ptr<Backend> make_host_backend(Numerics numerics) {

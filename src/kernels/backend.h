@@ -107,6 +107,15 @@ class Backend {
   virtual void shared_expert(ExpertParams p, const ExpertWeights& w, const Tensor& x, const Tensor& out) = 0;
   // out = a + b with b repeated across out.cols / b.cols copies (release: fp32 sum rounded to bf16).
   virtual void add(const Tensor& a, const Tensor& b, const Tensor& out) = 0;
+
+  // ---- fused pairs: one op where a device saves a launch; by default the two ops, so the same bits ----
+  // head_rms_norm(n, x), then rope(r, positions, x).
+  virtual void head_rms_norm_rope(HeadNormParams n, RopeParams r, std::span<const int64_t> positions,
+                                  const Tensor& x);
+  // attention(p, ...), then rope(r) on out at each row's position (the output's inverse rotation).
+  virtual void attention_rope(AttentionParams p, RopeParams r, const Tensor& q, const Tensor& ring,
+                              const Tensor& compressed, const Tensor* selected, const Weight& sinks,
+                              std::span<const TokenRow> rows, const Tensor& out);
 };
 
 // Ops issued while it lives go to side lane `lane` (Backend::begin_lane). It ends the lane however the scope is

@@ -84,6 +84,13 @@ class ObservedBackend final : public Backend {
     inner_.rope(p, positions, x);
     observer_.end(inner_, "rope", {{"x", &x}});
   }
+  void head_rms_norm_rope(HeadNormParams n, RopeParams r, std::span<const int64_t> positions,
+                          const Tensor& x) override {
+    observer_.accesses("head_rms_norm_rope", {{&x}, {&x}});
+    observer_.begin(inner_, "head_rms_norm_rope", nullptr);
+    inner_.head_rms_norm_rope(n, r, positions, x);
+    observer_.end(inner_, "head_rms_norm_rope", {{"x", &x}});
+  }
   void quant_sim(QuantSimParams p, const Tensor& x) override {
     observer_.accesses("quant_sim", {{&x}, {&x}});
     observer_.begin(inner_, "quant_sim", nullptr);
@@ -144,6 +151,14 @@ class ObservedBackend final : public Backend {
     observer_.begin(inner_, "attention", nullptr);
     inner_.attention(p, q, ring, compressed, selected, sinks, rows, out);
     observer_.end(inner_, "attention", {{"out", &out}});
+  }
+  void attention_rope(AttentionParams p, RopeParams r, const Tensor& q, const Tensor& ring, const Tensor& compressed,
+                      const Tensor* selected, const Weight& sinks, std::span<const TokenRow> rows,
+                      const Tensor& out) override {
+    observer_.accesses("attention_rope", {{&q, &ring, &compressed, selected}, {&out}});
+    observer_.begin(inner_, "attention_rope", nullptr);
+    inner_.attention_rope(p, r, q, ring, compressed, selected, sinks, rows, out);
+    observer_.end(inner_, "attention_rope", {{"out", &out}});
   }
   void route(RouterParams p, const RouterWeights& w, const Tensor& x, std::span<const int32_t> tokens,
              const Tensor& ids, const Tensor& weights, const Tensor* margin) override {

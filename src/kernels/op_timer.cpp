@@ -20,7 +20,8 @@ const char* op_class_name(OpClass c) {
 OpClass op_class_of(const std::string& op) {
   if (op == "linear") return OpClass::dense;
   if (op == "routed_experts" || op == "shared_expert") return OpClass::experts;
-  if (op == "attention" || op == "indexer_topk" || op == "compress_project" || op == "compress_pool")
+  if (op == "attention" || op == "attention_rope" || op == "indexer_topk" || op == "compress_project" ||
+      op == "compress_pool")
     return OpClass::attention;
   return OpClass::glue;
 }

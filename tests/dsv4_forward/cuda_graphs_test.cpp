@@ -1,8 +1,9 @@
 // CUDA graphs (kernels/cuda/launch_queue.h) change how the launches reach the device, never what they compute: the
 // tiny model's logits over prefill chunks and then decode rounds of two slots are bit-identical with graphs off
 // (PLUMB_CUDA_GRAPHS=0: every launch on its own) and on, and with graphs on the decode rounds were replayed from
-// graphs (so the comparison did cover them); the same with more launch shapes than the graph cache holds. Skips
-// without a GPU.
+// graphs (so the comparison did cover them); the same with more launch shapes than the graph cache holds. So do the
+// fused rope ops (the rope inside the head norm and the P.V kernels) against their two ops each
+// (PLUMB_FUSED_ROPE=0). Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -20,20 +21,21 @@ struct TinyRun {
   std::string summary;
 };
 
-// The tiny model on CUDA with graphs on or off (PLUMB_CUDA_GRAPHS is read when the backend opens).
-std::unique_ptr<dsv4::Dsv4Model> open_cuda(bool graphs, int32_t slots, int32_t max_rows) {
-  if (graphs) {
-    unsetenv("PLUMB_CUDA_GRAPHS");
+// The tiny model on CUDA with the A/B switch `name` on or off (read when the backend opens).
+std::unique_ptr<dsv4::Dsv4Model> open_cuda(bool on, int32_t slots, int32_t max_rows,
+                                           const char* name = "PLUMB_CUDA_GRAPHS") {
+  if (on) {
+    unsetenv(name);
   } else {
-    setenv("PLUMB_CUDA_GRAPHS", "0", 1);
+    setenv(name, "0", 1);
   }
   auto m = open_tiny(ModelCase{kernels::Numerics::release, "cuda"}, slots, max_rows, 512);
-  unsetenv("PLUMB_CUDA_GRAPHS");
+  unsetenv(name);
   return m;
 }
 
-TinyRun run_tiny(bool graphs) {
-  const auto m = open_cuda(graphs, 2, 16);
+TinyRun run_tiny(bool on, const char* name = "PLUMB_CUDA_GRAPHS") {
+  const auto m = open_cuda(on, 2, 16, name);
   const int32_t vocab = int32_t(m->info().vocab_size);
   const auto a = random_tokens(31, 160, vocab), b = random_tokens(32, 160, vocab);
   TinyRun r;
@@ -65,6 +67,13 @@ TEST(CudaGraphs, LogitsAreBitIdenticalWithGraphsOnAndOff) {
   std::printf("graphs off: %s\ngraphs on:  %s\n", off.summary.c_str(), on.summary.c_str());
   EXPECT_EQ(count_in(off.summary, "replays"), 0) << off.summary;
   EXPECT_GE(count_in(on.summary, "replays"), 75) << on.summary;  // most decode rounds (a shape is replayed from its third round)
+  ASSERT_EQ(off.logits.size(), on.logits.size());
+  EXPECT_TRUE(bit_equal(off.logits, on.logits));
+}
+
+TEST(CudaFusedRope, LogitsAreBitIdenticalWithTheFusedOpsOnAndOff) {
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device on this machine";
+  const TinyRun off = run_tiny(false, "PLUMB_FUSED_ROPE"), on = run_tiny(true, "PLUMB_FUSED_ROPE");
   ASSERT_EQ(off.logits.size(), on.logits.size());
   EXPECT_TRUE(bit_equal(off.logits, on.logits));
 }

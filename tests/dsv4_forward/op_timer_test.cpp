@@ -42,8 +42,8 @@ TEST(OpTimer, TimesEveryOpOnceAndChangesNoLogit) {
   EXPECT_GT(observer.begins, 0);
   EXPECT_EQ(observer.begins, observer.ends);
   const auto& ops = observer.timer.by_op();
-  ASSERT_TRUE(ops.count("attention")) << observer.timer.table();
-  EXPECT_EQ(ops.at("attention").calls, c.num_layers);       // one launch of 6 rows: one attention per main block
+  ASSERT_TRUE(ops.count("attention_rope")) << observer.timer.table();
+  EXPECT_EQ(ops.at("attention_rope").calls, c.num_layers);  // one launch of 6 rows: one attention per main block
   EXPECT_EQ(ops.at("routed_experts").calls, c.num_layers);  // and one MoE
   EXPECT_EQ(ops.at("hc_pre").calls, 2 * c.num_layers);      // before each of them
   EXPECT_EQ(ops.at("embed").calls, 1);
@@ -64,11 +64,12 @@ TEST(OpTimer, ClassesOfTheBackendOps) {
   EXPECT_EQ(kernels::op_class_of("routed_experts"), OpClass::experts);
   EXPECT_EQ(kernels::op_class_of("shared_expert"), OpClass::experts);
   EXPECT_EQ(kernels::op_class_of("attention"), OpClass::attention);
+  EXPECT_EQ(kernels::op_class_of("attention_rope"), OpClass::attention);
   EXPECT_EQ(kernels::op_class_of("indexer_topk"), OpClass::attention);
   EXPECT_EQ(kernels::op_class_of("compress_project"), OpClass::attention);
   EXPECT_EQ(kernels::op_class_of("compress_pool"), OpClass::attention);
-  for (const char* glue : {"embed", "rms_norm", "head_rms_norm", "rope", "quant_sim", "hadamard", "hc_pre", "hc_post",
-                           "hc_head", "route", "add", "copy_rows"})
+  for (const char* glue : {"embed", "rms_norm", "head_rms_norm", "head_rms_norm_rope", "rope", "quant_sim", "hadamard",
+                           "hc_pre", "hc_post", "hc_head", "route", "add", "copy_rows"})
     EXPECT_EQ(kernels::op_class_of(glue), OpClass::glue) << glue;
 }
 

@@ -20,6 +20,7 @@ KernelSpec router_ids_entry(const Binding& b);
 KernelSpec router_weights_entry(const Binding& b);
 KernelSpec rms_norm_entry(const Binding& b);
 KernelSpec head_rms_norm_entry(const Binding& b);
+KernelSpec head_rms_norm_rope_entry(const Binding& b);
 KernelSpec rope_entry(const Binding& b);
 KernelSpec embed_entry(const Binding& b);
 KernelSpec add_entry(const Binding& b);
@@ -33,6 +34,7 @@ KernelSpec compressor_pool_entry(const Binding& b);
 KernelSpec indexer_entry(const Binding& b);
 KernelSpec window_attention_entry(const Binding& b);
 KernelSpec sparse_attention_entry(const Binding& b);
+KernelSpec attention_rope_entry(const Binding& b);
 
 // Every op of the Backend interface on the bound backend.
 std::vector<KernelSpec> backend_kernels(const Binding& b);

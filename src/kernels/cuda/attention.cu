@@ -160,6 +160,13 @@ __device__ const float kZeroKey[32 * kMaxLaneValues] = {};
 template <int kPvBatch>
 __global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0)
     attention_pv_kernel(AttentionArgs p, Keys keys, WeightRef sinks, Scratch s, View out) {
+  // attention_rope: this thread's channel's pair angle, from the row's staged position, before the wait.
+  const int64_t c = int64_t(blockIdx.z) * kPvChannels + threadIdx.x % kPvChannels;
+  const int64_t rope_first = p.head_dim - p.out_rope_dims;
+  const bool rotates = p.out_rope_freqs && c >= rope_first && c < p.head_dim;
+  const float2 angle = rotates ? rope_cos_sin(float(keys.token_rows[2 * blockIdx.x + 1]),
+                                              p.out_rope_freqs[(c - rope_first) / 2])
+                               : make_float2(1.0f, 0.0f);
   kernel_prologue();
   __shared__ float prob[kChunkEntries][kPvHeads];  // bf16-rounded; -0 for absent keys
   __shared__ float expv[kChunkEntries][kPvHeads];  // the logits, then unrounded probabilities (+0 if absent)
@@ -171,7 +178,6 @@ __global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0)
   __shared__ float denominators[kPvHeads];
   const RowKeys rk(p, keys, blockIdx.x);
   const int64_t h0 = int64_t(blockIdx.y) * kPvHeads, d = p.head_dim;
-  const int64_t c = int64_t(blockIdx.z) * kPvChannels + threadIdx.x % kPvChannels;
   const int heads = int(std::min<int64_t>(p.heads - h0, kPvHeads)), lane = int(threadIdx.x % 32);
   const int64_t head_row = blockIdx.x * p.heads + h0;
   const int64_t blocks = (rk.total + p.block - 1) / p.block;
@@ -281,8 +287,19 @@ __global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0)
   }
   __syncthreads();
   float* o = row_ptr<float>(out, rk.row);
-  if (own_a) o[(h0 + ha) * d + c] = bf16r(acc_a / denominators[ha]);
-  if (own_b) o[(h0 + ha + 1) * d + c] = bf16r(acc_b / denominators[ha + 1]);
+  float va = own_a ? bf16r(acc_a / denominators[ha]) : 0.0f, vb = own_b ? bf16r(acc_b / denominators[ha + 1]) : 0.0f;
+  if (p.out_rope_freqs && pv_thread) {  // a pair is two neighbouring channels, so two neighbouring lanes
+    const float pa = __shfl_xor_sync(0xffffffffu, va, 1), pb = __shfl_xor_sync(0xffffffffu, vb, 1);
+    if (rotates) {
+      const bool even = ((c - rope_first) & 1) == 0;  // the pair's first value
+      const float2 ra = even ? rope_rotate(va, pa, angle, p.out_rope_inverse) : rope_rotate(pa, va, angle, p.out_rope_inverse);
+      const float2 rb = even ? rope_rotate(vb, pb, angle, p.out_rope_inverse) : rope_rotate(pb, vb, angle, p.out_rope_inverse);
+      va = even ? ra.x : ra.y;
+      vb = even ? rb.x : rb.y;
+    }
+  }
+  if (own_a) o[(h0 + ha) * d + c] = va;
+  if (own_b) o[(h0 + ha + 1) * d + c] = vb;
 }
 
 int64_t blocks_of(const AttentionArgs& p, int64_t entries) { return (entries + p.block - 1) / p.block; }
@@ -304,6 +321,8 @@ void attention(const AttentionArgs& p, View q, View ring, View compressed, const
   if (q.rows == 0) return;
   PLUMB_CHECK(p.block >= 1 && p.block <= kMaxAttentionBlock);
   PLUMB_CHECK(p.head_dim >= 1 && p.head_dim <= 32 * kMaxLaneValues);
+  // A rotated pair's two channels must be neighbouring lanes of one warp: an even first channel.
+  PLUMB_CHECK(!p.out_rope_freqs || (p.out_rope_dims % 2 == 0 && p.out_rope_dims <= p.head_dim && p.head_dim % 2 == 0));
   const int64_t blocks = blocks_of(p, max_entries), step = rows_per_launch(p, max_entries);
   for (int64_t r0 = 0; r0 < q.rows; r0 += step) {  // row ranges whose logits fit the scratch
     const int64_t rows = std::min(step, q.rows - r0);

@@ -261,10 +261,16 @@ class CudaBackend final : public Backend {
   }
   void rope(RopeParams p, std::span<const int64_t> positions, const Tensor& x) override {
     PLUMB_CHECK(int64_t(positions.size()) == x.rows && x.cols % p.head_dim == 0);
-    const ControlId plant = planted_control();
-    if (plant == kInverseIgnored) p.inverse = false;
-    if (plant == kYarnIgnored) p.yarn_original = 0;
+    p = with_rope_plants(p);
     cuda::ops::rope(p.head_dim, p.rope_dims, p.inverse, frequencies(p), stage(positions), view(x), queue());
+  }
+  void head_rms_norm_rope(HeadNormParams n, RopeParams r, std::span<const int64_t> positions,
+                          const Tensor& x) override {
+    if (!fused_rope_) return Backend::head_rms_norm_rope(n, r, positions, x);
+    PLUMB_CHECK(x.cols == n.heads * n.head_dim && r.head_dim == n.head_dim && int64_t(positions.size()) == x.rows);
+    r = with_rope_plants(r);
+    const cuda::ops::HeadRope rope{r.rope_dims, r.inverse, frequencies(r), stage(positions)};
+    cuda::ops::head_rms_norm(n.heads, n.head_dim, n.eps, view(x), queue(), &rope);
   }
   void quant_sim(QuantSimParams p, const Tensor& x) override {
     PLUMB_CHECK((p.col_end - p.col_begin) % p.block == 0);
@@ -326,18 +332,37 @@ class CudaBackend final : public Backend {
   void attention(AttentionParams p, const Tensor& q, const Tensor& ring, const Tensor& compressed,
                  const Tensor* selected, const Weight& sinks, std::span<const TokenRow> rows,
                  const Tensor& out) override {
+    run_attention(p, nullptr, q, ring, compressed, selected, sinks, rows, out);
+  }
+  void attention_rope(AttentionParams p, RopeParams r, const Tensor& q, const Tensor& ring, const Tensor& compressed,
+                      const Tensor* selected, const Weight& sinks, std::span<const TokenRow> rows,
+                      const Tensor& out) override {
+    if (!fused_rope_ || r.head_dim != p.head_dim)
+      return Backend::attention_rope(p, r, q, ring, compressed, selected, sinks, rows, out);
+    run_attention(p, &r, q, ring, compressed, selected, sinks, rows, out);
+  }
+  // Attention, with the output's rotation in the P.V kernel's epilogue when out_rope is given.
+  void run_attention(const AttentionParams& p, const RopeParams* out_rope, const Tensor& q, const Tensor& ring,
+                     const Tensor& compressed, const Tensor* selected, const Weight& sinks,
+                     std::span<const TokenRow> rows, const Tensor& out) {
     const ControlId plant = planted_control();
     // window_off_by_one: one position fewer; the ring is addressed as before.
-    const cuda::ops::AttentionArgs a{p.heads,
-                                     p.head_dim,
-                                     float(p.softmax_scale),
-                                     plant == kWindowOffByOne ? p.window - 1 : p.window,
-                                     p.ring_rows,
-                                     p.compress_ratio,
-                                     p.compressed_rows_per_slot,
-                                     p.block,
-                                     plant == kSinkLeftOut,
-                                     plant == kPaddingReadsRow0};
+    cuda::ops::AttentionArgs a{p.heads,
+                               p.head_dim,
+                               float(p.softmax_scale),
+                               plant == kWindowOffByOne ? p.window - 1 : p.window,
+                               p.ring_rows,
+                               p.compress_ratio,
+                               p.compressed_rows_per_slot,
+                               p.block,
+                               plant == kSinkLeftOut,
+                               plant == kPaddingReadsRow0};
+    if (out_rope) {
+      const RopeParams r = with_rope_plants(*out_rope);
+      a.out_rope_freqs = frequencies(r);
+      a.out_rope_dims = r.rope_dims;
+      a.out_rope_inverse = r.inverse;
+    }
     const cuda::ops::View sel = selected ? view(*selected) : cuda::ops::View{};
     int64_t max_entries = a.window;  // the longest row's entries
     for (const auto& r : rows)
@@ -421,6 +446,13 @@ class CudaBackend final : public Backend {
     return stage(pairs);
   }
 
+  // The rope's planted controls, which the fused ops honour too.
+  RopeParams with_rope_plants(RopeParams p) const {
+    const ControlId plant = planted_control();
+    if (plant == kInverseIgnored) p.inverse = false;
+    if (plant == kYarnIgnored) p.yarn_original = 0;
+    return p;
+  }
   const float* frequencies(const RopeParams& p) {
     const auto key = std::make_tuple(p.rope_dims, p.theta, p.yarn_factor, p.yarn_original, p.beta_fast, p.beta_slow);
     auto it = freqs_.find(key);
@@ -484,6 +516,9 @@ class CudaBackend final : public Backend {
 
   // Declared first: destroyed last, after the destructor flushed it (buffers handed out keep it alive).
   std::shared_ptr<cuda::LaunchQueue> queue_ = std::make_shared<cuda::LaunchQueue>(graphs_enabled());
+  // head_rms_norm_rope and attention_rope as one launch each (the rope inside the norm and P.V kernels) unless
+  // PLUMB_FUSED_ROPE=0 when the backend opens, which runs their two ops (an A/B switch; the same bits).
+  const bool fused_rope_ = env_switch_on("PLUMB_FUSED_ROPE");
   std::vector<cuda::DeviceBuffer> weights_;
   // The ops' scratch, one set a lane (launch_queue.h), since ops on two lanes may run at once; a lane's set is
   // allocated as its ops first need it.

@@ -116,6 +116,23 @@ __device__ __forceinline__ float block_dot(int64_t n, A a, B b, float* shared) {
   return block_sum(acc, shared);
 }
 
+// RoPE (the rope, head norm and attention kernels share it). A pair's cos and sin at a position: the float32 angle,
+// then cos and sin in double, as the CPU backend evaluates them.
+__device__ __forceinline__ float2 rope_cos_sin(float position, float freq) {
+  const float angle = position * freq;
+  return make_float2(float(cos(double(angle))), float(sin(double(angle))));
+}
+// The pair (a, b) rotated by the angle of (cs.x, cs.y), or back (inverse), in bf16: each product rounded, then the
+// sum, as the CPU backend (built with -ffp-contract=off); written out so the compiler cannot fuse a product into
+// the sum, which side depending on the code around it.
+__device__ __forceinline__ float2 rope_rotate(float a, float b, float2 cs, bool inverse) {
+  if (inverse)
+    return make_float2(bf16r(__fadd_rn(__fmul_rn(a, cs.x), __fmul_rn(b, cs.y))),
+                       bf16r(__fsub_rn(__fmul_rn(b, cs.x), __fmul_rn(a, cs.y))));
+  return make_float2(bf16r(__fsub_rn(__fmul_rn(a, cs.x), __fmul_rn(b, cs.y))),
+                     bf16r(__fadd_rn(__fmul_rn(a, cs.y), __fmul_rn(b, cs.x))));
+}
+
 inline unsigned blocks_for(int64_t n, int threads) { return unsigned((n + threads - 1) / threads); }
 
 }  // namespace plumb::cuda::ops

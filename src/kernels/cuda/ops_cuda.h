@@ -33,7 +33,15 @@ struct View {
 void dense_linear(const WeightRef& w, int64_t groups, View x, View y, bool round_bf16, float output_scale, Stream s);
 void embed(const WeightRef& table, const int32_t* tokens, int64_t copies, View out, Stream s);
 void rms_norm(const WeightRef& w, double eps, View x, View y, Stream s);
-void head_rms_norm(int64_t heads, int64_t head_dim, double eps, View x, Stream s);
+// The rotation a fused head norm applies to each head after normalizing it (as rope below does).
+struct HeadRope {
+  int64_t rope_dims = 0;
+  bool inverse = false;
+  const float* freqs = nullptr;        // device float32 [rope_dims / 2]
+  const int64_t* positions = nullptr;  // device int64 [rows]
+};
+// rope: null, or each head's rope dims rotated after its norm (one launch for Backend::head_rms_norm_rope).
+void head_rms_norm(int64_t heads, int64_t head_dim, double eps, View x, Stream s, const HeadRope* rope = nullptr);
 // freqs: device float32 [rope_dims / 2]; positions: device int64 [rows].
 void rope(int64_t head_dim, int64_t rope_dims, bool inverse, const float* freqs, const int64_t* positions, View x, Stream s);
 // format 0: e4m3, 1: e2m1.
@@ -80,6 +88,11 @@ struct AttentionArgs {
   float softmax_scale;
   int64_t window, ring_rows, compress_ratio, compressed_rows_per_slot, block;
   bool sink_left_out = false, padding_reads_row_0 = false;  // planted controls
+  // Backend::attention_rope: the output's last out_rope_dims channels of each head rotated (as rope does) by the
+  // row's position; none when out_rope_freqs is null (device float32 [out_rope_dims / 2]).
+  const float* out_rope_freqs = nullptr;
+  int64_t out_rope_dims = 0;
+  bool out_rope_inverse = false;
 };
 // A row's attention entries: the window, then the indexer's selected rows (selected_cols of them) or every
 // compressed row up to its position. The kernels walk this many; the host sizes the logits scratch by it.

@@ -262,11 +262,20 @@ __global__ void rms_norm_kernel(WeightRef w, float eps, View x, View y) {
 
 // The release's per-head q norm in bf16 tensor ops: squares, mean, eps, rsqrt and product each rounded to bf16.
 // A block takes heads_per_block consecutive heads (1; all of them when the first_head_scale control is planted, so
-// the first head's scale is known before any head is written).
+// the first head's scale is known before any head is written). kRope: each head's rope dims are then rotated as
+// rope_kernel does (head_rms_norm_rope: one launch where there were two).
+constexpr int kMaxRopePairs = 128;
+template <bool kRope>
 __global__ void head_rms_norm_kernel(int64_t head_dim, int64_t heads_per_block, float eps, bool first_head_scale,
-                                     View x) {
-  kernel_prologue();
+                                     HeadRope rope, View x) {
   __shared__ float shared[32];
+  __shared__ float2 angle[kRope ? kMaxRopePairs : 1];
+  const int pairs = kRope ? int(rope.rope_dims / 2) : 0;
+  // The angles need the row's position (staged by the host) and constant frequencies only: before the wait.
+  if (kRope)
+    for (int k = threadIdx.x; k < pairs; k += blockDim.x)
+      angle[k] = rope_cos_sin(float(rope.positions[blockIdx.x]), rope.freqs[k]);
+  kernel_prologue();
   float first = 0.0f;
   for (int64_t k = 0; k < heads_per_block; ++k) {
     const int64_t h = int64_t(blockIdx.y) * heads_per_block + k;
@@ -280,12 +289,19 @@ __global__ void head_rms_norm_kernel(int64_t head_dim, int64_t heads_per_block, 
     __syncthreads();
     for (int64_t c = threadIdx.x; c < head_dim; c += blockDim.x) head[c] = bf16r(head[c] * scale);
     __syncthreads();
+    if (kRope) {  // the block's own writes above, visible after the barrier
+      float* tail = head + (head_dim - rope.rope_dims);
+      for (int i = threadIdx.x; i < pairs; i += blockDim.x) {
+        const float2 v = rope_rotate(tail[2 * i], tail[2 * i + 1], angle[i], rope.inverse);
+        tail[2 * i] = v.x;
+        tail[2 * i + 1] = v.y;
+      }
+    }
   }
 }
 
-// The angles depend on the position and the pair alone, so a block evaluates each pair's cos and sin (in double,
-// as the CPU backend does) once into shared memory and every head reads them.
-constexpr int kMaxRopePairs = 128;
+// The angles depend on the position and the pair alone, so a block evaluates each pair's cos and sin once into
+// shared memory and every head reads them.
 __global__ void rope_kernel(int64_t head_dim, int64_t rope_dims, bool inverse, const float* freqs,
                             const int64_t* positions, View x) {
   kernel_prologue();
@@ -293,13 +309,11 @@ __global__ void rope_kernel(int64_t head_dim, int64_t rope_dims, bool inverse, c
   const int64_t r = blockIdx.x, pairs = rope_dims / 2, heads = x.cols / head_dim;
   const float position = float(positions[r]);
   for (int64_t k = threadIdx.x; k < pairs; k += blockDim.x) {
-    const float angle = position * freqs[k];
-    cos_table[k] = float(cos(double(angle)));
-    sin_table[k] = float(sin(double(angle)));
+    const float2 cs = rope_cos_sin(position, freqs[k]);
+    cos_table[k] = cs.x;
+    sin_table[k] = cs.y;
   }
   __syncthreads();
-  // Each product rounded, then the sum, as the CPU backend (built with -ffp-contract=off): written out so the
-  // compiler cannot fuse one product into the sum, which side depending on the code around it.
   const int p = int(pairs);
   float* row = row_ptr<float>(x, r) + (head_dim - rope_dims);
   auto pair_at = [&](int i) { return row + (i / p) * head_dim + 2 * (i % p); };
@@ -307,15 +321,10 @@ __global__ void rope_kernel(int64_t head_dim, int64_t rope_dims, bool inverse, c
       int(pairs * heads), [&](int i) { return make_float2(pair_at(i)[0], pair_at(i)[1]); },
       [&](int i, float2 v) {
         const int k = i % p;
-        const float c = cos_table[k], s = sin_table[k], a = v.x, b = v.y;
+        const float2 out = rope_rotate(v.x, v.y, make_float2(cos_table[k], sin_table[k]), inverse);
         float* pair = pair_at(i);
-        if (inverse) {
-          pair[0] = bf16r(__fadd_rn(__fmul_rn(a, c), __fmul_rn(b, s)));
-          pair[1] = bf16r(__fsub_rn(__fmul_rn(b, c), __fmul_rn(a, s)));
-        } else {
-          pair[0] = bf16r(__fsub_rn(__fmul_rn(a, c), __fmul_rn(b, s)));
-          pair[1] = bf16r(__fadd_rn(__fmul_rn(a, s), __fmul_rn(b, c)));
-        }
+        pair[0] = out.x;
+        pair[1] = out.y;
       });
 }
 
@@ -539,12 +548,19 @@ void rms_norm(const WeightRef& w, double eps, View x, View y, Stream s) {
   launch(s, "rms_norm", rms_norm_kernel, dim3(unsigned(x.rows)), dim3(256), 0, w, float(eps), x, y);
 }
 
-void head_rms_norm(int64_t heads, int64_t head_dim, double eps, View x, Stream s) {
+void head_rms_norm(int64_t heads, int64_t head_dim, double eps, View x, Stream s, const HeadRope* rope) {
   if (x.rows == 0) return;
+  PLUMB_CHECK(!rope || (rope->rope_dims % 2 == 0 && rope->rope_dims / 2 <= kMaxRopePairs && rope->rope_dims <= head_dim));
   const bool first_head_scale = kernels::planted(kFirstHeadScale);
   const int64_t per_block = first_head_scale ? heads : 1;
-  launch(s, "head_rms_norm", head_rms_norm_kernel, dim3(unsigned(x.rows), unsigned(heads / per_block)), dim3(128), 0,
-         head_dim, per_block, float(eps), first_head_scale, x);
+  const dim3 grid(unsigned(x.rows), unsigned(heads / per_block));
+  if (rope) {
+    launch(s, "head_rms_norm_rope", head_rms_norm_kernel<true>, grid, dim3(128), 0, head_dim, per_block, float(eps),
+           first_head_scale, *rope, x);
+  } else {
+    launch(s, "head_rms_norm", head_rms_norm_kernel<false>, grid, dim3(128), 0, head_dim, per_block, float(eps),
+           first_head_scale, HeadRope{}, x);
+  }
 }
 
 void rope(int64_t head_dim, int64_t rope_dims, bool inverse, const float* freqs, const int64_t* positions, View x,

@@ -126,8 +126,7 @@ void Forward::attention(int64_t b, const LaunchRows& rows, Tensor& x, Tensor& sp
     backend_.quant_sim({kernels::SimFormat::fp4_e2m1, kIndexSimBlock, 0, ih * ihd}, iq);
   }
   backend_.linear(kFp8Linear, w.attn.wq_b, qr, q);
-  backend_.head_rms_norm({heads, hd, eps}, q);
-  backend_.rope(rope, rows.positions, q);
+  backend_.head_rms_norm_rope({heads, hd, eps}, rope, rows.positions, q);
   backend_.join_lanes();
 
   const Tensor* selected = nullptr;
@@ -154,12 +153,11 @@ void Forward::attention(int64_t b, const LaunchRows& rows, Tensor& x, Tensor& sp
       .ring_rows = state_.shape().window_ring_rows(),
       .compress_ratio = spec.compress_ratio,
       .compressed_rows_per_slot = spec.compress_ratio > 0 ? state_.shape().compressed_rows(spec.compress_ratio) : 0};
-  backend_.attention(ap, q, st.window, st.compressor.rows, selected, w.attn.sinks, rows.rows, o);
-
-  // Values carry their own positions' rotation: undo the query position's on the output, then project.
+  // Values carry their own positions' rotation: the output's rope dims are rotated back by the query's position.
   kernels::RopeParams inverse = rope;
   inverse.inverse = true;
-  backend_.rope(inverse, rows.positions, o);
+  backend_.attention_rope(ap, inverse, q, st.window, st.compressor.rows, selected, w.attn.sinks, rows.rows, o);
+
   const Tensor oa = ws.act(n, config_.o_groups * config_.o_lora_rank), f = ws.act(n, d);
   backend_.linear({.groups = config_.o_groups}, w.attn.wo_a, o, oa);
   backend_.linear(kFp8Linear, w.attn.wo_b, oa, f);

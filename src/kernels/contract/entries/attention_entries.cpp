@@ -3,7 +3,8 @@
 // the indexer's selection with -1 padding for CSA). State: a window ring (window + 16 rows per slot, as slots keep
 // it) and compressed rows for three slots; rows of one slot at consecutive positions, or of several slots
 // interleaved, early positions whose window is not yet full among them. The oracle is the reference attention:
-// a float64 softmax with the sink in the denominator.
+// a float64 softmax with the sink in the denominator. attention_rope checks the op with the output's inverse
+// rotation (Backend::attention_rope) against the reference attention then the reference rope.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -33,10 +34,26 @@ constexpr AttentionShape kSparseShapes[] = {
     {"release CSA ratio 4, top 64, 64 heads x 512, window 128", 64, 512, 128, 64, 4, 256, 64, true},
 };
 
+constexpr AttentionShape kRopeShapes[] = {
+    {"window, 4 heads x 64 (rope 32), window 16, blocks of 8", 4, 64, 16, 8, 0, 0, 0, false},
+    {"CSA ratio 4, top 8, 4 heads x 64 (rope 32), window 16, blocks of 8", 4, 64, 16, 8, 4, 64, 8, false},
+    {"release HCA ratio 128, 64 heads x 512 (rope 64), window 128", 64, 512, 128, 64, 128, 16, 0, true},
+    {"release CSA ratio 4, top 64, 64 heads x 512 (rope 64), window 128", 64, 512, 128, 64, 4, 256, 64, true},
+};
+
+// The inverse rotation of the output as the model's layers take it: the last 64 dims of 512 (32 of smaller heads),
+// YaRN for compressed attention.
+kernels::RopeParams output_rope(const AttentionShape& s) {
+  kernels::RopeParams r{.head_dim = s.head_dim, .rope_dims = s.head_dim >= 512 ? 64 : 32, .inverse = true};
+  if (s.ratio > 0) r.theta = 160000.0, r.yarn_factor = 16.0, r.yarn_original = 65536;
+  return r;
+}
+
 class AttentionProblem : public OpProblem {
  public:
-  AttentionProblem(const Binding& b, const AttentionShape& s, RowMix mix, int32_t rows, uint64_t seed)
-      : OpProblem(b), s_(s), rows_(rows) {
+  // with_rope: Backend::attention_rope with output_rope(s); otherwise Backend::attention.
+  AttentionProblem(const Binding& b, const AttentionShape& s, RowMix mix, int32_t rows, uint64_t seed, bool with_rope)
+      : OpProblem(b), s_(s), rows_(rows), with_rope_(with_rope) {
     InputRng rng(seed * 6007 + uint64_t(s.heads * 31 + s.ratio));
     const int64_t d = s.head_dim;
     ring_ = random_rows(kSlots * ring_rows(), d, 1.0, rng);
@@ -96,8 +113,14 @@ class AttentionProblem : public OpProblem {
                                      .compress_ratio = s_.ratio,
                                      .compressed_rows_per_slot = s_.compressed_rows_per_slot,
                                      .block = s_.block};
-    b.attention(p, q.t, ring_dev_[size_t(side)].t, compressed_dev_[size_t(side)].t, s_.topk > 0 ? &sel.t : nullptr,
-                sinks_dev_[size_t(side)], meta, out.t);
+    const kernels::Tensor* chosen = s_.topk > 0 ? &sel.t : nullptr;
+    if (with_rope_) {
+      b.attention_rope(p, output_rope(s_), q.t, ring_dev_[size_t(side)].t, compressed_dev_[size_t(side)].t, chosen,
+                       sinks_dev_[size_t(side)], meta, out.t);
+    } else {
+      b.attention(p, q.t, ring_dev_[size_t(side)].t, compressed_dev_[size_t(side)].t, chosen,
+                  sinks_dev_[size_t(side)], meta, out.t);
+    }
     std::vector<double> values;
     append_values(b, out.t, values);
     return values;
@@ -111,6 +134,7 @@ class AttentionProblem : public OpProblem {
 
   AttentionShape s_;
   int32_t rows_;
+  bool with_rope_;
   HostRows ring_, compressed_, q_;
   std::vector<float> sinks_;
   std::vector<kernels::TokenRow> meta_;
@@ -120,7 +144,7 @@ class AttentionProblem : public OpProblem {
 };
 
 template <size_t N>
-KernelSpec attention_spec(const Binding& b, const AttentionShape (&shapes)[N]) {
+KernelSpec attention_spec(const Binding& b, const AttentionShape (&shapes)[N], bool with_rope = false) {
   KernelSpec s;
   for (const auto& shape : shapes) {
     Shape sh{shape.name, shape.release};
@@ -132,9 +156,10 @@ KernelSpec attention_spec(const Binding& b, const AttentionShape (&shapes)[N]) {
   // probability-weighted mean |value| of its channel (values are N(0, 1): about 0.8, rarely past 3, while a row's
   // largest output is 1 to 2), and the output is rounded once more (2^-8): 4 x 2^-8 covers both.
   s.bound = 1.0 / 64;
-  s.make = [b, &shapes](const Shape& shape, RowMix mix, int32_t rows, uint64_t seed) -> std::unique_ptr<Problem> {
+  s.make = [b, &shapes, with_rope](const Shape& shape, RowMix mix, int32_t rows,
+                                   uint64_t seed) -> std::unique_ptr<Problem> {
     for (const auto& sh : shapes)
-      if (shape.name == sh.name) return std::make_unique<AttentionProblem>(b, sh, mix, rows, seed);
+      if (shape.name == sh.name) return std::make_unique<AttentionProblem>(b, sh, mix, rows, seed, with_rope);
     return nullptr;
   };
   return s;
@@ -156,6 +181,18 @@ KernelSpec sparse_attention_entry(const Binding& b) {
   s.description = "attention over the window and compressed rows (all visible, or a selection with -1 padding)";
   s.controls = b.controls("sparse_attention",
                           {"padding_reads_row_0", "newest_compressed_row_hidden", "accumulator_not_rescaled"});
+  return s;
+}
+
+KernelSpec attention_rope_entry(const Binding& b) {
+  KernelSpec s = attention_spec(b, kRopeShapes, true);
+  s.name = "attention_rope";
+  s.description = "attention (window, HCA, CSA), then the output's rope dims rotated back by the row's position";
+  // Attention's bound (2^-6 of the row's largest output) for both values of a pair, rotated (at most sqrt(2) x
+  // 2^-6), the angles' error (5e-4, as rope) and one more bf16 rounding (2^-9): 0.025, under 2^-5.
+  s.bound = 1.0 / 32;
+  s.controls = b.controls("rope", {"inverse_ignored", "yarn_ignored"});
+  for (const std::string& c : b.controls("window_attention", {"sink_left_out"})) s.controls.push_back(c);
   return s;
 }
 

@@ -1,8 +1,10 @@
 // Contract entries of the norms and the rotary embedding: RMSNorm (float32, bf16 out), the per-head q norm (bf16
-// tensor ops), and RoPE with both bases (1e4 plain, 1.6e5 with YaRN x16) and its inverse, at positions below 4096.
-// The oracle is the reference op in float64 (float64 angles).
+// tensor ops), RoPE with both bases (1e4 plain, 1.6e5 with YaRN x16) and its inverse, at positions below 4096, and
+// the q norm and RoPE as one op (Backend::head_rms_norm_rope). The oracle is the reference op in float64 (float64
+// angles).
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include "base/number_formats.h"
 #include "kernels/contract/entries.h"
@@ -51,12 +53,17 @@ class RmsNormProblem : public OpProblem {
 
 // ---- per-head RMS norm of q ----
 
+// rope: null for head_rms_norm alone; else head_rms_norm_rope with these parameters, at positions below 4096.
 class HeadNormProblem : public OpProblem {
  public:
   static constexpr int64_t kHeads = 4, kHeadDim = 64;
-  HeadNormProblem(const Binding& b, RowMix mix, int32_t rows, uint64_t seed)
+  HeadNormProblem(const Binding& b, RowMix mix, int32_t rows, uint64_t seed, const kernels::RopeParams* rope = nullptr)
       : OpProblem(b), rows_(rows), x_(rows, kHeads * kHeadDim) {
     InputRng rng(seed * 3079 + 5);
+    if (rope) {
+      rope_ = *rope;
+      for (int32_t r = 0; r < rows; ++r) positions_.push_back(r == 0 ? 0 : rng.uniform_int(1, 4095));
+    }
     // Heads of different magnitudes, so a head normalized by another's RMS is visible.
     for (int32_t r = 0; r < rows; ++r)
       for (int64_t h = 0; h < kHeads; ++h) {
@@ -72,7 +79,13 @@ class HeadNormProblem : public OpProblem {
   std::vector<double> compute(int side, std::span<const int32_t> rows, int32_t) override {
     kernels::Backend& b = backend(side);
     const DeviceTensor x = upload_rows(b, x_, rows);
-    b.head_rms_norm({kHeads, kHeadDim, 1e-6}, x.t);
+    if (rope_) {
+      std::vector<int64_t> positions;
+      for (int32_t r : rows) positions.push_back(positions_[size_t(r)]);
+      b.head_rms_norm_rope({kHeads, kHeadDim, 1e-6}, *rope_, positions, x.t);
+    } else {
+      b.head_rms_norm({kHeads, kHeadDim, 1e-6}, x.t);
+    }
     std::vector<double> out;
     append_values(b, x.t, out);
     return out;
@@ -81,6 +94,8 @@ class HeadNormProblem : public OpProblem {
  private:
   int32_t rows_;
   HostRows x_;
+  std::optional<kernels::RopeParams> rope_;
+  std::vector<int64_t> positions_;
 };
 
 // ---- RoPE ----
@@ -157,6 +172,28 @@ KernelSpec head_rms_norm_entry(const Binding& b) {
   s.controls = b.controls("head_rms_norm", {"first_head_scale"});
   s.make = [b](const Shape&, RowMix mix, int32_t rows, uint64_t seed) -> std::unique_ptr<Problem> {
     return std::make_unique<HeadNormProblem>(b, mix, rows, seed);
+  };
+  return s;
+}
+
+KernelSpec head_rms_norm_rope_entry(const Binding& b) {
+  KernelSpec s;
+  s.name = "head_rms_norm_rope";
+  s.description = "per-head q norm, then RoPE (theta 1.6e5 + YaRN x16) on each head's last 32 dims, as one op";
+  s.shapes = {{"4 heads x 64, rope 32", false}};
+  s.mixes = {RowMix::mix_random, RowMix::mix_nonfinite};
+  // The norm's error (head_rms_norm: 2^-6 of the head's largest value) rotated with its pair partner's (at most
+  // sqrt(2) x 2^-6), the angles' (5e-4, as rope) and one more bf16 rounding (2^-9): 0.025, under 2^-5.
+  s.bound = 1.0 / 32;
+  s.controls = b.controls("head_rms_norm", {"first_head_scale"});
+  for (const std::string& c : b.controls("rope", {"pair_swapped", "yarn_ignored"})) s.controls.push_back(c);
+  s.make = [b](const Shape&, RowMix mix, int32_t rows, uint64_t seed) -> std::unique_ptr<Problem> {
+    const kernels::RopeParams rope{.head_dim = HeadNormProblem::kHeadDim,
+                                   .rope_dims = 32,
+                                   .theta = 160000.0,
+                                   .yarn_factor = 16.0,
+                                   .yarn_original = 65536};
+    return std::make_unique<HeadNormProblem>(b, mix, rows, seed, &rope);
   };
   return s;
 }
