@@ -144,6 +144,22 @@ class RopeProblem : public OpProblem {
   std::vector<int64_t> positions_;
 };
 
+// The q norm's spec, alone (rope null) or with the rope after it (Backend::head_rms_norm_rope).
+KernelSpec head_norm_spec(const Binding& b, const char* name, const char* shape, const char* description,
+                          double bound, const std::optional<kernels::RopeParams>& rope) {
+  KernelSpec s;
+  s.name = name;
+  s.description = description;
+  s.shapes = {{shape, false}};
+  s.mixes = {RowMix::mix_random, RowMix::mix_nonfinite};
+  s.bound = bound;
+  s.controls = b.controls("head_rms_norm", {"first_head_scale"});
+  s.make = [b, rope](const Shape&, RowMix mix, int32_t rows, uint64_t seed) -> std::unique_ptr<Problem> {
+    return std::make_unique<HeadNormProblem>(b, mix, rows, seed, rope ? &*rope : nullptr);
+  };
+  return s;
+}
+
 }  // namespace
 
 KernelSpec rms_norm_entry(const Binding& b) {
@@ -161,40 +177,24 @@ KernelSpec rms_norm_entry(const Binding& b) {
 }
 
 KernelSpec head_rms_norm_entry(const Binding& b) {
-  KernelSpec s;
-  s.name = "head_rms_norm";
-  s.description = "per-head RMS norm of q without weight, in bf16 tensor ops";
-  s.shapes = {{"4 heads x 64", false}};
-  s.mixes = {RowMix::mix_random, RowMix::mix_nonfinite};
   // Five bf16 roundings (squares, mean, + eps, rsqrt, product), 2^-8 relative each, the first three halved by
   // the square root: 3.5 x 2^-8.
-  s.bound = 1.0 / 64;
-  s.controls = b.controls("head_rms_norm", {"first_head_scale"});
-  s.make = [b](const Shape&, RowMix mix, int32_t rows, uint64_t seed) -> std::unique_ptr<Problem> {
-    return std::make_unique<HeadNormProblem>(b, mix, rows, seed);
-  };
-  return s;
+  return head_norm_spec(b, "head_rms_norm", "4 heads x 64", "per-head RMS norm of q without weight, in bf16 tensor ops",
+                        1.0 / 64, std::nullopt);
 }
 
 KernelSpec head_rms_norm_rope_entry(const Binding& b) {
-  KernelSpec s;
-  s.name = "head_rms_norm_rope";
-  s.description = "per-head q norm, then RoPE (theta 1.6e5 + YaRN x16) on each head's last 32 dims, as one op";
-  s.shapes = {{"4 heads x 64, rope 32", false}};
-  s.mixes = {RowMix::mix_random, RowMix::mix_nonfinite};
   // The norm's error (head_rms_norm: 2^-6 of the head's largest value) rotated with its pair partner's (at most
   // sqrt(2) x 2^-6), the angles' (5e-4, as rope) and one more bf16 rounding (2^-9): 0.025, under 2^-5.
-  s.bound = 1.0 / 32;
-  s.controls = b.controls("head_rms_norm", {"first_head_scale"});
+  KernelSpec s = head_norm_spec(
+      b, "head_rms_norm_rope", "4 heads x 64, rope 32",
+      "per-head q norm, then RoPE (theta 1.6e5 + YaRN x16) on each head's last 32 dims, as one op", 1.0 / 32,
+      kernels::RopeParams{.head_dim = HeadNormProblem::kHeadDim,
+                          .rope_dims = 32,
+                          .theta = 160000.0,
+                          .yarn_factor = 16.0,
+                          .yarn_original = 65536});
   for (const std::string& c : b.controls("rope", {"pair_swapped", "yarn_ignored"})) s.controls.push_back(c);
-  s.make = [b](const Shape&, RowMix mix, int32_t rows, uint64_t seed) -> std::unique_ptr<Problem> {
-    const kernels::RopeParams rope{.head_dim = HeadNormProblem::kHeadDim,
-                                   .rope_dims = 32,
-                                   .theta = 160000.0,
-                                   .yarn_factor = 16.0,
-                                   .yarn_original = 65536};
-    return std::make_unique<HeadNormProblem>(b, mix, rows, seed, &rope);
-  };
   return s;
 }
 
