@@ -10,6 +10,7 @@
 // lane l's fma chain over channels l + 32k (k ascending), the xor tree, then the scale; a block's maximum is exact
 // in any order; each channel's sum is scaled by alpha, then fma'd over the block's present keys in order; the
 // denominator is scaled by alpha, then summed over the block's entries in order; empty blocks change nothing.
+// Backend::attention_rope: the P.V's epilogue also rotates the output's rope pairs back, as the rope kernel would.
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -294,8 +295,9 @@ __global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0)
     if (rotates()) {  // the barriers since out_angle's writes make them visible
       const float2 angle = out_angle[(threadIdx.x % kPvChannels) / 2];
       const bool even = ((c - (p.head_dim - p.out_rope_dims)) & 1) == 0;  // the pair's first value
-      const float2 ra = even ? rope_rotate(va, pa, angle, p.out_rope_inverse) : rope_rotate(pa, va, angle, p.out_rope_inverse);
-      const float2 rb = even ? rope_rotate(vb, pb, angle, p.out_rope_inverse) : rope_rotate(pb, vb, angle, p.out_rope_inverse);
+      const bool inv = p.out_rope_inverse;
+      const float2 ra = even ? rope_rotate(va, pa, angle, inv) : rope_rotate(pa, va, angle, inv);
+      const float2 rb = even ? rope_rotate(vb, pb, angle, inv) : rope_rotate(pb, vb, angle, inv);
       va = even ? ra.x : ra.y;
       vb = even ? rb.x : rb.y;
     }

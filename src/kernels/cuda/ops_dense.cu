@@ -550,7 +550,8 @@ void rms_norm(const WeightRef& w, double eps, View x, View y, Stream s) {
 
 void head_rms_norm(int64_t heads, int64_t head_dim, double eps, View x, Stream s, const HeadRope* rope) {
   if (x.rows == 0) return;
-  PLUMB_CHECK(!rope || (rope->rope_dims % 2 == 0 && rope->rope_dims / 2 <= kMaxRopePairs && rope->rope_dims <= head_dim));
+  PLUMB_CHECK(!rope ||
+              (rope->rope_dims % 2 == 0 && rope->rope_dims / 2 <= kMaxRopePairs && rope->rope_dims <= head_dim));
   const bool first_head_scale = kernels::planted(kFirstHeadScale);
   const int64_t per_block = first_head_scale ? heads : 1;
   const dim3 grid(unsigned(x.rows), unsigned(heads / per_block));
