@@ -341,38 +341,6 @@ class CudaBackend final : public Backend {
       return Backend::attention_rope(p, r, q, ring, compressed, selected, sinks, rows, out);
     run_attention(p, &r, q, ring, compressed, selected, sinks, rows, out);
   }
-  // Attention, with the output's rotation in the P.V kernel's epilogue when out_rope is given.
-  void run_attention(const AttentionParams& p, const RopeParams* out_rope, const Tensor& q, const Tensor& ring,
-                     const Tensor& compressed, const Tensor* selected, const Weight& sinks,
-                     std::span<const TokenRow> rows, const Tensor& out) {
-    const ControlId plant = planted_control();
-    // window_off_by_one: one position fewer; the ring is addressed as before.
-    cuda::ops::AttentionArgs a{p.heads,
-                               p.head_dim,
-                               float(p.softmax_scale),
-                               plant == kWindowOffByOne ? p.window - 1 : p.window,
-                               p.ring_rows,
-                               p.compress_ratio,
-                               p.compressed_rows_per_slot,
-                               p.block,
-                               plant == kSinkLeftOut,
-                               plant == kPaddingReadsRow0};
-    if (out_rope) {
-      const RopeParams r = with_rope_plants(*out_rope);
-      a.out_rope_freqs = frequencies(r);
-      a.out_rope_dims = r.rope_dims;
-      a.out_rope_inverse = r.inverse;
-    }
-    const cuda::ops::View sel = selected ? view(*selected) : cuda::ops::View{};
-    int64_t max_entries = a.window;  // the longest row's entries
-    for (const auto& r : rows)
-      max_entries = std::max(max_entries, cuda::ops::attention_entries(a, selected != nullptr, sel.cols, r.position));
-    auto* scratch = static_cast<float*>(
-        lane_scratch().attention.get(size_t(cuda::ops::attention_scratch_floats(a, q.rows, max_entries)) * 4));
-    cuda::ops::attention(a, view(q), view(ring), view(compressed), selected ? &sel : nullptr, ref(sinks),
-                         stage_rows(rows), max_entries, view(out), scratch, queue());
-  }
-
   void route(RouterParams p, const RouterWeights& w, const Tensor& x, std::span<const int32_t> tokens,
              const Tensor& ids, const Tensor& weights, const Tensor* margin) override {
     auto* logits = static_cast<float*>(lane_scratch().route.get(size_t(x.rows * p.experts) * 4));
@@ -444,6 +412,38 @@ class CudaBackend final : public Backend {
     std::vector<int64_t> pairs;
     for (const auto& r : rows) pairs.insert(pairs.end(), {int64_t(r.slot), r.position});
     return stage(pairs);
+  }
+
+  // Attention, with the output's rotation in the P.V kernel's epilogue when out_rope is given.
+  void run_attention(const AttentionParams& p, const RopeParams* out_rope, const Tensor& q, const Tensor& ring,
+                     const Tensor& compressed, const Tensor* selected, const Weight& sinks,
+                     std::span<const TokenRow> rows, const Tensor& out) {
+    const ControlId plant = planted_control();
+    // window_off_by_one: one position fewer; the ring is addressed as before.
+    cuda::ops::AttentionArgs a{p.heads,
+                               p.head_dim,
+                               float(p.softmax_scale),
+                               plant == kWindowOffByOne ? p.window - 1 : p.window,
+                               p.ring_rows,
+                               p.compress_ratio,
+                               p.compressed_rows_per_slot,
+                               p.block,
+                               plant == kSinkLeftOut,
+                               plant == kPaddingReadsRow0};
+    if (out_rope) {
+      const RopeParams r = with_rope_plants(*out_rope);
+      a.out_rope_freqs = frequencies(r);
+      a.out_rope_dims = r.rope_dims;
+      a.out_rope_inverse = r.inverse;
+    }
+    const cuda::ops::View sel = selected ? view(*selected) : cuda::ops::View{};
+    int64_t max_entries = a.window;  // the longest row's entries
+    for (const auto& r : rows)
+      max_entries = std::max(max_entries, cuda::ops::attention_entries(a, selected != nullptr, sel.cols, r.position));
+    auto* scratch = static_cast<float*>(
+        lane_scratch().attention.get(size_t(cuda::ops::attention_scratch_floats(a, q.rows, max_entries)) * 4));
+    cuda::ops::attention(a, view(q), view(ring), view(compressed), selected ? &sel : nullptr, ref(sinks),
+                         stage_rows(rows), max_entries, view(out), scratch, queue());
   }
 
   // The rope's planted controls, which the fused ops honour too.
