@@ -9,8 +9,8 @@
 #   git am docs/receipts/data/2026-12-01-session16/lost/hc-post-pre.patch \
 #          docs/receipts/data/2026-12-01-session16/next/hc-post-pre-loads-first.patch
 #   git checkout main && scripts/device-bundle-ab next-hc-post-pre -- test_dsv4_forward
-#   rm -f .device/bin/test_dsv4_forward && gzip -f .device/bin/plumb .device/bin/plumb-* .device/bin/test_dsv4_forward*
-# (zip every binary: the tree is 20 MB and the device tool carries 64 MiB in all.) Then:
+#   rm -f .device/bin/test_dsv4_forward.gz   # main's own test binary is not needed here
+# (device-bundle-ab zips every binary since 83d505e: the tree is 20 MB and the tool carries 64 MiB in all.) Then:
 #   bash docs/receipts/data/2026-12-01-session16/next/next-call-hc-post-pre.sh
 # What it answers: bits at chunk 1 and 16 (expect cf824e82009a0f99) and three more runs, the branch's contract (28
 # kernels) and CUDA tests (CudaFusedHc among them), the round at 1, 2, 4 and 16 rows and 4 slots against main and the
