@@ -8,7 +8,7 @@
 # at 1 row, and the layers at 1 and 16 rows. Variants run one after another for each measurement, so a difference
 # under ~5% between them is noise. Outputs: every file in $OUT/ab-builds.tgz (the device tool brings back only a
 # few files), and checks.txt and summary.txt beside it. LIGHT=1 skips the per-kernel timer run and the second
-# round of layers (about 40 s a build less, for a call short of device time). CONTRACTS="plumb-a plumb-b" runs the
+# round of layers (about 40 s a build less, for a call short of device time); KERNELS=0 skips the kernel classes too. CONTRACTS="plumb-a plumb-b" runs the
 # contract (about 45 s) for those experiments only.
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.device/lib; B=.device/bin; SECONDS=0
@@ -39,6 +39,7 @@ for v in "${VARIANTS[@]}"; do t=$(tag $v)
   # settings that change graph launches only are skipped (kernels alone and the timer run no graphs); SETTINGS_KERNELS=1
   # times them too, for settings that change kernels
   [[ $v == *@* && ${SETTINGS_KERNELS:-0} != 1 ]] && continue
+  [[ ${KERNELS:-1} == 0 ]] && continue  # KERNELS=0: no kernel classes (a call that times the rounds itself)
   timeout -k 5 150 $(cmd $v) synth --only kernels > $OUT/kernels-$t.txt 2>&1
   [[ ${LIGHT:-0} == 1 ]] && continue
   PLUMB_CUDA_KERNEL_TIMES=1 timeout -k 5 60 $(cmd $v) synth --only layers --rows 1 --repeats 4 > /tmp/kt-$t.txt 2>&1
