@@ -34,6 +34,7 @@ constexpr int kPvChannels = 128;         // channels a P.V block serves, lane = 
 constexpr int kPvThreads = kPvChannels * kPvHeads / 2;  // plus one warp for the denominators
 constexpr int kChunkEntries = 512;       // entries whose probabilities a P.V block holds at once
 constexpr int kMaxChunkBlocks = 64;
+constexpr int kLogitEntries = 2;         // entries whose logits (every head's) a P.V thread loads together
 constexpr int64_t kScratchFloats = int64_t(1) << 26;  // 256 MB: longer launches go in row ranges
 
 // Where the keys are and where the logits go.
@@ -195,19 +196,36 @@ __global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0)
     const int nb = int(std::min<int64_t>(chunk_blocks, blocks - cb));
     const int64_t e0 = cb * block;
     const int ne = int(std::min<int64_t>(int64_t(nb) * block, rk.total - e0));
-    for (int v = int(threadIdx.x); v < ne; v += blockDim.x) {
-      const float* key = rk.key(p, keys, e0 + v);
-      present[v] = key != nullptr;
-      key_ptr[v] = key ? key : kZeroKey;
-    }
+    loads_then_stores<2, const float*>(  // the chunk's keys: a selected row's index each, loaded together
+        ne, [&](int v) { return rk.key(p, keys, e0 + v); },
+        [&](int v, const float* key) {
+          present[v] = key != nullptr;
+          key_ptr[v] = key ? key : kZeroKey;
+        });
     for (int i = int(threadIdx.x); i < nb * heads; i += blockDim.x) {  // the chunk's block maxima, loaded together
       const int64_t at = (head_row + i % heads) * s.blocks_stride + cb + i / heads;
       block_max[i / heads][i % heads] = s.block_max[at];
       block_nan[i / heads][i % heads] = s.block_nan[at] != 0;
     }
-    loads_then_stores<4, float>(  // the chunk's logits, parked in expv until their probabilities replace them
-        heads * ne, [&](int i) { return s.logits[(head_row + i / ne) * s.stride + e0 + i % ne]; },
-        [&](int i, float v) { expv[i % ne][i / ne] = v; });
+    // The chunk's logits, parked in expv until their probabilities replace them: a thread's entries, every head of
+    // each (an index per entry rather than a division per value), all loaded before any is stored.
+    for (int v0 = int(threadIdx.x); v0 < ne; v0 += kLogitEntries * int(blockDim.x)) {
+      float lg[kLogitEntries][kPvHeads];
+#pragma unroll
+      for (int u = 0; u < kLogitEntries; ++u)
+#pragma unroll
+        for (int h = 0; h < kPvHeads; ++h) {
+          const int v = v0 + u * int(blockDim.x);
+          if (v < ne && h < heads) lg[u][h] = s.logits[(head_row + h) * s.stride + e0 + v];
+        }
+#pragma unroll
+      for (int u = 0; u < kLogitEntries; ++u)
+#pragma unroll
+        for (int h = 0; h < kPvHeads; ++h) {
+          const int v = v0 + u * int(blockDim.x);
+          if (v < ne && h < heads) expv[v][h] = lg[u][h];
+        }
+    }
     __syncthreads();
     if (softmax_lane) {  // running maxima in block order, then every block's alpha at once
       for (int b = 0; b < nb; ++b) {
@@ -226,17 +244,16 @@ __global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0)
           alpha[i / heads][i % heads] = exp_f32(previous_max[i / heads][i % heads] - new_max[i / heads][i % heads]);
     }
     __syncthreads();
-    constexpr int kExpBatch = 4;  // independent exps a thread has in flight
-    for (int i0 = int(threadIdx.x); i0 < heads * ne; i0 += kExpBatch * blockDim.x) {
+    for (int v = int(threadIdx.x); v < ne; v += blockDim.x) {  // an entry's heads: independent exps, one division
+      const int b = v / block;
+      const bool in = present[v];
 #pragma unroll
-      for (int u = 0; u < kExpBatch; ++u) {
-        const int i = i0 + u * int(blockDim.x);
-        if (i >= heads * ne) break;
-        const int h = i / ne, v = i % ne, b = v / block;
+      for (int h = 0; h < kPvHeads; ++h) {
+        if (h >= heads) break;
         float pr = 0.0f;
-        if (valid[b][h] && present[v]) pr = exp_f32(expv[v][h] - new_max[b][h]);
+        if (valid[b][h] && in) pr = exp_f32(expv[v][h] - new_max[b][h]);
         expv[v][h] = pr;
-        prob[v][h] = present[v] ? bf16r(pr) : -0.0f;
+        prob[v][h] = in ? bf16r(pr) : -0.0f;
       }
     }
     __syncthreads();
