@@ -34,6 +34,7 @@ constexpr int kPvChannels = 128;         // channels a P.V block serves, lane = 
 constexpr int kPvThreads = kPvChannels * kPvHeads / 2;  // plus one warp for the denominators
 constexpr int kChunkEntries = 512;       // entries whose probabilities a P.V block holds at once
 constexpr int kMaxChunkBlocks = 64;
+constexpr int kLogitEntries = 2;         // entries whose logits (every head's) a P.V thread loads together
 constexpr int64_t kScratchFloats = int64_t(1) << 26;  // 256 MB: longer launches go in row ranges
 
 // Where the keys are and where the logits go.
@@ -158,9 +159,13 @@ __device__ const float kZeroKey[32 * kMaxLaneValues] = {};
 // block a multiprocessor): a CSA row's P.V 45 -> 27 us (H200, session 9 call 5). 32 is held to 75 registers so
 // that three blocks share a multiprocessor, as before, once a launch has more blocks than multiprocessors: with 64
 // there, the 16-row round went 63.5 -> 66.5 ms.
+// kLean (the 32-key kernel): the chunk's start and exps with one division an entry instead of two or three a value
+// and the loads batched: at 16 rows 110 -> 102 us a CSA launch, but the one-wave 64-key kernel so built took 26.5
+// -> 37.7 us (108 registers instead of 143; H200, session 17 call 3), so it keeps the plain loops.
 template <int kPvBatch>
 __global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0)
     attention_pv_kernel(AttentionArgs p, Keys keys, WeightRef sinks, Scratch s, View out) {
+  constexpr bool kLean = kPvBatch == 32;
   // attention_rope: the block's output pairs' angles, from the row's staged position, before the wait, into shared
   // memory (in registers they were live across the whole kernel: its P.V took 26 -> 30 us at one row, H200).
   __shared__ float2 out_angle[kPvChannels / 2];
@@ -195,19 +200,44 @@ __global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0)
     const int nb = int(std::min<int64_t>(chunk_blocks, blocks - cb));
     const int64_t e0 = cb * block;
     const int ne = int(std::min<int64_t>(int64_t(nb) * block, rk.total - e0));
-    for (int v = int(threadIdx.x); v < ne; v += blockDim.x) {
-      const float* key = rk.key(p, keys, e0 + v);
+    auto store_key = [&](int v, const float* key) {
       present[v] = key != nullptr;
       key_ptr[v] = key ? key : kZeroKey;
+    };
+    if constexpr (kLean) {  // the chunk's keys: a selected row's index each, two loaded together
+      loads_then_stores<2, const float*>(ne, [&](int v) { return rk.key(p, keys, e0 + v); }, store_key);
+    } else {
+      for (int v = int(threadIdx.x); v < ne; v += blockDim.x) store_key(v, rk.key(p, keys, e0 + v));
     }
     for (int i = int(threadIdx.x); i < nb * heads; i += blockDim.x) {  // the chunk's block maxima, loaded together
       const int64_t at = (head_row + i % heads) * s.blocks_stride + cb + i / heads;
       block_max[i / heads][i % heads] = s.block_max[at];
       block_nan[i / heads][i % heads] = s.block_nan[at] != 0;
     }
-    loads_then_stores<4, float>(  // the chunk's logits, parked in expv until their probabilities replace them
-        heads * ne, [&](int i) { return s.logits[(head_row + i / ne) * s.stride + e0 + i % ne]; },
-        [&](int i, float v) { expv[i % ne][i / ne] = v; });
+    // The chunk's logits, parked in expv until their probabilities replace them. kLean: a thread's entries, every
+    // head of each (an index per entry rather than two divisions per value), all loaded before any is stored.
+    if constexpr (!kLean) {
+      loads_then_stores<4, float>(
+          heads * ne, [&](int i) { return s.logits[(head_row + i / ne) * s.stride + e0 + i % ne]; },
+          [&](int i, float v) { expv[i % ne][i / ne] = v; });
+    }
+    for (int v0 = int(threadIdx.x); kLean && v0 < ne; v0 += kLogitEntries * int(blockDim.x)) {
+      float lg[kLogitEntries][kPvHeads];
+#pragma unroll
+      for (int u = 0; u < kLogitEntries; ++u)
+#pragma unroll
+        for (int h = 0; h < kPvHeads; ++h) {
+          const int v = v0 + u * int(blockDim.x);
+          if (v < ne && h < heads) lg[u][h] = s.logits[(head_row + h) * s.stride + e0 + v];
+        }
+#pragma unroll
+      for (int u = 0; u < kLogitEntries; ++u)
+#pragma unroll
+        for (int h = 0; h < kPvHeads; ++h) {
+          const int v = v0 + u * int(blockDim.x);
+          if (v < ne && h < heads) expv[v][h] = lg[u][h];
+        }
+    }
     __syncthreads();
     if (softmax_lane) {  // running maxima in block order, then every block's alpha at once
       for (int b = 0; b < nb; ++b) {
@@ -226,8 +256,8 @@ __global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0)
           alpha[i / heads][i % heads] = exp_f32(previous_max[i / heads][i % heads] - new_max[i / heads][i % heads]);
     }
     __syncthreads();
-    constexpr int kExpBatch = 4;  // independent exps a thread has in flight
-    for (int i0 = int(threadIdx.x); i0 < heads * ne; i0 += kExpBatch * blockDim.x) {
+    constexpr int kExpBatch = 4;  // !kLean: independent exps a thread has in flight
+    for (int i0 = int(threadIdx.x); !kLean && i0 < heads * ne; i0 += kExpBatch * blockDim.x) {
 #pragma unroll
       for (int u = 0; u < kExpBatch; ++u) {
         const int i = i0 + u * int(blockDim.x);
@@ -237,6 +267,19 @@ __global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0)
         if (valid[b][h] && present[v]) pr = exp_f32(expv[v][h] - new_max[b][h]);
         expv[v][h] = pr;
         prob[v][h] = present[v] ? bf16r(pr) : -0.0f;
+      }
+    }
+    // kLean: an entry's heads, independent exps with one division for all
+    for (int v = int(threadIdx.x); kLean && v < ne; v += blockDim.x) {
+      const int b = v / block;
+      const bool in = present[v];
+#pragma unroll
+      for (int h = 0; h < kPvHeads; ++h) {
+        if (h >= heads) break;
+        float pr = 0.0f;
+        if (valid[b][h] && in) pr = exp_f32(expv[v][h] - new_max[b][h]);
+        expv[v][h] = pr;
+        prob[v][h] = in ? bf16r(pr) : -0.0f;
       }
     }
     __syncthreads();
