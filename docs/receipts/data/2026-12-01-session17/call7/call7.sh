@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Session 17 call 7 (carry [".device"], timeout_s 300): the round at one row with next-experts-add's fused add on
 # and off (PLUMB_FUSED_MOE_ADD=0) and main, alternating eight times (call 6's three alternations were within this
-# machine's noise), and ncu of the MoE tail past the op timer's traced calls (which run the default decomposition).
+# machine's noise), and ncu of the first 40 combine and add launches (the op timer's traced calls run the default
+# decomposition: combine, then add).
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.device/lib; SECONDS=0; B=.device/bin
 for f in $B/*.gz; do gunzip -f "$f"; done; chmod +x $B/*
@@ -17,9 +18,9 @@ done; done | tee $R/rounds.txt
 echo "t=$SECONDS"
 NCU="/usr/local/cuda/bin/ncu --clock-control none --metrics gpu__time_duration.sum"
 for v in $E $E@PLUMB_FUSED_MOE_ADD=0; do t=${v//[@=,]/_}; e=""; [[ $v == *@* ]] && e=${v#*@}
-  env $e PLUMB_CUDA_GRAPHS=0 timeout -k 5 90 $NCU --kernel-name regex:'combine|add_kernel' --launch-skip 300 --launch-count 6 \
-    $B/${v%%@*} synth --only layers --rows 1 --repeats 3 --config .device/csa-config.json > $R/ncu-$t.txt 2>&1
-  echo "-- $v"; grep -E "^  [^ ]|gpu__time_duration" $R/ncu-$t.txt | sed -E 's/\(anonymous namespace\):://g; s/plumb::cuda::(ops::)?//g; s/\(.*\) \(/ (/; s/, Context.*//; s/ +/ /g' | paste - - | cut -c1-140
+  env $e PLUMB_CUDA_GRAPHS=0 timeout -k 5 90 $NCU --kernel-name regex:'combine|add_kernel' --launch-count 40 \
+    $B/${v%%@*} synth --only layers --rows 1 --repeats 2 --config .device/csa-config.json > $R/ncu-$t.txt 2>&1
+  echo "-- $v"; grep -E "^  [^ ]|gpu__time_duration" $R/ncu-$t.txt | sed -E "s/.*(combine_kernel|add_kernel).*/\1/; s/ *gpu__time_duration.sum +us +/ /" | paste -s -d" " | fold -w 150
 done | tee $R/ncu-summary.txt
 tar -czf $OUT/call7-extra.tgz -C $R .; cp $R/rounds.txt $R/ncu-summary.txt $OUT/
 echo "t=$SECONDS"
