@@ -32,6 +32,14 @@ void Backend::attention_rope(AttentionParams p, RopeParams r, const Tensor& q, c
   rope(r, positions, out);
 }
 
+void Backend::routed_experts_add(ExpertParams p, std::span<const ExpertWeights> experts, const Tensor& x,
+                                 const Tensor& ids, const Tensor& weights, const Tensor& addend, const Tensor& routed,
+                                 const Tensor& out) {
+  routed_experts(p, experts, x, ids, weights, routed);
+  join_lanes();
+  add(routed, addend, out);
+}
+
 std::unique_ptr<Backend> make_host_backend(Numerics numerics) {
   if (numerics == Numerics::oracle) return std::make_unique<ref::RefBackend>();
   return std::make_unique<cpu::CpuBackend>();

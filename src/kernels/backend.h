@@ -116,6 +116,11 @@ class Backend {
   virtual void attention_rope(AttentionParams p, RopeParams r, const Tensor& q, const Tensor& ring,
                               const Tensor& compressed, const Tensor* selected, const Weight& sinks,
                               std::span<const TokenRow> rows, const Tensor& out);
+  // routed_experts(p, ..., routed), then join_lanes() (addend may come from a side lane), then add(routed, addend,
+  // out). A device may skip `routed` and add in the experts' last launch, after the join.
+  virtual void routed_experts_add(ExpertParams p, std::span<const ExpertWeights> experts, const Tensor& x,
+                                  const Tensor& ids, const Tensor& weights, const Tensor& addend, const Tensor& routed,
+                                  const Tensor& out);
 };
 
 // Ops issued while it lives go to side lane `lane` (Backend::begin_lane). It ends the lane however the scope is

@@ -78,6 +78,15 @@ TEST(CudaFusedRope, LogitsAreBitIdenticalWithTheFusedOpsOnAndOff) {
   EXPECT_TRUE(bit_equal(off.logits, on.logits));
 }
 
+// The shared expert's add inside the routed experts' combine (Backend::routed_experts_add) against routed_experts,
+// join_lanes and add.
+TEST(CudaFusedMoeAdd, LogitsAreBitIdenticalWithTheFusedOpOnAndOff) {
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device on this machine";
+  const TinyRun off = run_tiny(false, "PLUMB_FUSED_MOE_ADD"), on = run_tiny(true, "PLUMB_FUSED_MOE_ADD");
+  ASSERT_EQ(off.logits.size(), on.logits.size());
+  EXPECT_TRUE(bit_equal(off.logits, on.logits));
+}
+
 // Launches of 1..40 rows, each four times in a row, rotating over three slots (a slot starts again at 0 before
 // it would pass its context): far more launch shapes than the 32 graphs the queue keeps, so graphs are built,
 // dropped least recently used and built again. The logits stay those of graphs off.

@@ -15,6 +15,7 @@ KernelSpec fp8_linear_entry(const Binding& b);
 KernelSpec dense_linear_entry(const Binding& b);
 KernelSpec act_quant_entry(const Binding& b);
 KernelSpec fp4_experts_entry(const Binding& b);
+KernelSpec fp4_experts_add_entry(const Binding& b);
 KernelSpec shared_expert_entry(const Binding& b);
 KernelSpec router_ids_entry(const Binding& b);
 KernelSpec router_weights_entry(const Binding& b);

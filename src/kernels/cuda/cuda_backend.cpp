@@ -358,21 +358,16 @@ class CudaBackend final : public Backend {
 
   void routed_experts(ExpertParams p, std::span<const ExpertWeights> experts, const Tensor& x, const Tensor& ids,
                       const Tensor& weights, const Tensor& out) override {
-    PLUMB_CHECK(ids.contiguous() && weights.contiguous() && out.contiguous() && ids.cols == weights.cols);
-    cuda::Fp4ExpertsView v = expert_tables(experts, p);
-    v.swiglu_limit = float(p.swiglu_limit);
-    const size_t bytes = cuda::fp4_experts_workspace_bytes(v, x.rows, int32_t(ids.cols));
-    void* ws = lane_scratch().experts.get(bytes);
-    cuda::ExpertsIo io;
-    io.x = x.data;
-    io.x_f32 = true;
-    io.x_stride = x.stride;
-    io.y = out.data;
-    io.y_f32 = true;
-    io.round_bf16 = false;
-    cuda::fp4_experts(v, io, x.rows, {static_cast<const int32_t*>(ids.data), static_cast<const float*>(weights.data),
-                                      int32_t(ids.cols)},
-                      ws, 0, queue());
+    run_experts(p, experts, x, ids, weights, nullptr, out);
+  }
+  // One launch fewer on every MoE sublayer's chain: the experts' combine adds the addend after joining the lanes
+  // (PLUMB_FUSED_MOE_ADD=0: the default's routed_experts, join_lanes and add; the same bits).
+  void routed_experts_add(ExpertParams p, std::span<const ExpertWeights> experts, const Tensor& x, const Tensor& ids,
+                          const Tensor& weights, const Tensor& addend, const Tensor& routed,
+                          const Tensor& out) override {
+    if (!fused_moe_add_) return Backend::routed_experts_add(p, experts, x, ids, weights, addend, routed, out);
+    PLUMB_CHECK(addend.dtype == DType::dtype_f32 && addend.rows == out.rows && addend.cols == out.cols);
+    run_experts(p, experts, x, ids, weights, &addend, out);
   }
 
   void shared_expert(ExpertParams p, const ExpertWeights& w, const Tensor& x, const Tensor& out) override {
@@ -412,6 +407,32 @@ class CudaBackend final : public Backend {
     std::vector<int64_t> pairs;
     for (const auto& r : rows) pairs.insert(pairs.end(), {int64_t(r.slot), r.position});
     return stage(pairs);
+  }
+
+  // The routed experts into out (float32, unrounded), or with addend: out = bf16(sum + addend), as add would make
+  // it, the lanes joined before the combine reads the addend.
+  void run_experts(const ExpertParams& p, std::span<const ExpertWeights> experts, const Tensor& x, const Tensor& ids,
+                   const Tensor& weights, const Tensor* addend, const Tensor& out) {
+    PLUMB_CHECK(ids.contiguous() && weights.contiguous() && out.contiguous() && ids.cols == weights.cols);
+    cuda::Fp4ExpertsView v = expert_tables(experts, p);
+    v.swiglu_limit = float(p.swiglu_limit);
+    const size_t bytes = cuda::fp4_experts_workspace_bytes(v, x.rows, int32_t(ids.cols));
+    void* ws = lane_scratch().experts.get(bytes);
+    cuda::ExpertsIo io;
+    io.x = x.data;
+    io.x_f32 = true;
+    io.x_stride = x.stride;
+    io.y = out.data;
+    io.y_f32 = true;
+    io.round_bf16 = false;
+    if (addend) {
+      io.addend = static_cast<const float*>(addend->data);
+      io.addend_stride = addend->stride;
+      io.before_combine = [this] { join_lanes(); };
+    }
+    cuda::fp4_experts(v, io, x.rows, {static_cast<const int32_t*>(ids.data), static_cast<const float*>(weights.data),
+                                      int32_t(ids.cols)},
+                      ws, 0, queue());
   }
 
   // Attention, with the output's rotation in the P.V kernel's epilogue when out_rope is given.
@@ -517,8 +538,10 @@ class CudaBackend final : public Backend {
   // Declared first: destroyed last, after the destructor flushed it (buffers handed out keep it alive).
   std::shared_ptr<cuda::LaunchQueue> queue_ = std::make_shared<cuda::LaunchQueue>(graphs_enabled());
   // head_rms_norm_rope and attention_rope as one launch each (the rope inside the norm and P.V kernels) unless
-  // PLUMB_FUSED_ROPE=0 when the backend opens, which runs their two ops (an A/B switch; the same bits).
+  // PLUMB_FUSED_ROPE=0 when the backend opens, and routed_experts_add's add inside the experts' combine unless
+  // PLUMB_FUSED_MOE_ADD=0; switched off, the ops run as their defaults do (A/B switches; the same bits).
   const bool fused_rope_ = env_switch_on("PLUMB_FUSED_ROPE");
+  const bool fused_moe_add_ = env_switch_on("PLUMB_FUSED_MOE_ADD");
   std::vector<cuda::DeviceBuffer> weights_;
   // The ops' scratch, one set a lane (launch_queue.h), since ops on two lanes may run at once; a lane's set is
   // allocated as its ops first need it.

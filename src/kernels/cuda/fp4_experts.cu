@@ -30,6 +30,8 @@ const kernels::ControlId kNoClamp =
     kernels::register_control("fp4_experts_cuda", "no_clamp", "the SwiGLU clamp of gate and up is left out");
 const kernels::ControlId kSkipShared =
     kernels::register_control("fp4_experts_cuda", "skip_shared", "the shared expert's output is not added");
+const kernels::ControlId kAddendSkipped = kernels::register_control(
+    "fp4_experts_add_cuda", "addend_skipped", "routed_experts_add leaves the addend out (the routed sum alone)");
 enum : int { control_none = 0, control_first_row = 1, control_scale_per_64 = 2 };
 
 size_t align256(size_t b) { return (b + 255) / 256 * 256; }
@@ -457,6 +459,7 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   const uint16_t* shared = kernels::planted(kSkipShared) ? nullptr : io.shared;
 
   PLUMB_CHECK(io.x_f32 || io.x_stride == 0 || io.x_stride == w.hidden);
+  PLUMB_CHECK(!io.addend || io.y_f32);
   const ExpertsInput in{io.x, io.x_f32, io.x_stride ? io.x_stride : w.hidden, rows, w.hidden};
   const int64_t quant_blocks = (rows * (w.hidden / 128) + kListThreads / 32 - 1) / (kListThreads / 32);
   launch_prepare_experts(routing.ids, pairs, int(w.experts), ws, in, quant_blocks, stream);
@@ -505,7 +508,10 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
     launch_pass<false>(down, max_active, rows_per_pass, stream);
   }
 
-  launch_combine(ws.o, routing.ids, routing.top_k, shared, rows, w.hidden, io, stream);
+  if (io.before_combine) io.before_combine();
+  ExpertsIo out = io;
+  if (kernels::planted(kAddendSkipped)) out.addend = nullptr;
+  launch_combine(ws.o, routing.ids, routing.top_k, shared, rows, w.hidden, out, stream);
 }
 
 }  // namespace plumb::cuda

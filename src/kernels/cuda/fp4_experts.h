@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "kernels/cuda/launch.h"
 
@@ -54,6 +55,11 @@ struct ExpertsIo {
   void* y = nullptr;
   bool y_f32 = false;
   bool round_bf16 = true;
+  // Backend::routed_experts_add: y (float32) = bf16(sum + addend), the sum unrounded, as Backend::add would make it
+  // from the routed output; before_combine runs first (the backend joins its lanes there: addend is another lane's).
+  const float* addend = nullptr;
+  int64_t addend_stride = 0;
+  std::function<void()> before_combine;
 };
 
 // Device scratch for a call with `rows` rows; zero it once with fp4_experts_workspace_init (calls keep its

@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(kListThreads) prepare_experts(const int32_t* _
 // float32 accumulator.
 __global__ void combine_kernel(const uint16_t* __restrict__ o, const int32_t* __restrict__ ids, int32_t top_k,
                                const uint16_t* __restrict__ shared, int64_t rows, int64_t hidden, void* y, bool y_f32,
-                               bool round_bf16) {
+                               bool round_bf16, const float* __restrict__ addend, int64_t addend_stride) {
   kernel_prologue();
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= rows * hidden) return;
@@ -99,7 +99,9 @@ __global__ void combine_kernel(const uint16_t* __restrict__ o, const int32_t* __
   float acc = 0.f;
   for (int k = 0; k < top_k; ++k) acc += bf16_bits_to_float(o[(row * top_k + order[k]) * hidden + d]);
   if (shared) acc += bf16_bits_to_float(shared[i]);
-  if (y_f32) {
+  if (addend) {  // Backend::add's sum of the unrounded routed output and the addend, rounded to bf16
+    static_cast<float*>(y)[i] = bf16_bits_to_float(float_to_bf16_bits(acc + addend[row * addend_stride + d]));
+  } else if (y_f32) {
     static_cast<float*>(y)[i] = round_bf16 ? bf16_bits_to_float(float_to_bf16_bits(acc)) : acc;
   } else {
     static_cast<uint16_t*>(y)[i] = float_to_bf16_bits(acc);
@@ -118,7 +120,7 @@ void launch_combine(const uint16_t* o, const int32_t* ids, int32_t top_k, const 
                     int64_t hidden, const ExpertsIo& io, Stream stream) {
   const int64_t count = rows * hidden;
   launch(stream, "combine", combine_kernel, dim3(unsigned((count + 255) / 256)), dim3(256), 0, o, ids, top_k, shared,
-         rows, hidden, io.y, io.y_f32, io.round_bf16);
+         rows, hidden, io.y, io.y_f32, io.round_bf16, io.addend, io.addend_stride);
 }
 
 }  // namespace experts_detail

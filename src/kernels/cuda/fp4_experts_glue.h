@@ -39,7 +39,7 @@ struct ExpertsInput {
 void launch_prepare_experts(const int32_t* ids, int64_t pairs, int experts, const Workspace& ws,
                             const ExpertsInput& in, int64_t quant_blocks, Stream stream);
 // y[row] = the row's expert outputs o summed in ascending expert id, then the shared expert's output (io: y,
-// y_f32, round_bf16).
+// y_f32, round_bf16), or then io.addend as Backend::add adds it.
 void launch_combine(const uint16_t* o, const int32_t* ids, int32_t top_k, const uint16_t* shared, int64_t rows,
                     int64_t hidden, const ExpertsIo& io, Stream stream);
 

@@ -34,9 +34,8 @@ void Forward::moe(int64_t b, const LaunchRows& rows, kernels::Tensor& x, kernels
 
   const kernels::ExpertParams routed_params{.hidden = d, .inter = config_.moe_inter_dim,
                                             .swiglu_limit = config_.swiglu_limit};
-  backend_.routed_experts(routed_params, w.experts, xn, ids, weights, routed);
-  backend_.join_lanes();
-  backend_.add(routed, shared, out);
+  // The routed sum plus the shared expert's output; the op joins the lanes before it reads `shared`.
+  backend_.routed_experts_add(routed_params, w.experts, xn, ids, weights, shared, routed, out);
   backend_.hc_post(hc_params(), out, x, post, comb, spare);
   std::swap(x, spare);
 }

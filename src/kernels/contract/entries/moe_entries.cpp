@@ -1,14 +1,17 @@
 // Contract entries of the MoE experts: the routed FP4 experts (Backend::routed_experts: gate/up FP4 GEMMs of FP8
 // activations, clamped SwiGLU times the routing weight, FP8 quantization of h, down GEMM, outputs summed in
-// ascending expert id) and the shared FP8 expert (Backend::shared_expert, unclamped). The oracle is the reference
-// op: weights decoded exactly, no activation quantization, float64. Variants of the routed experts list each row's
+// ascending expert id), the same plus an addend (Backend::routed_experts_add: the shared expert's output added as
+// Backend::add does) and the shared FP8 expert (Backend::shared_expert, unclamped). The oracle is the reference op:
+// weights decoded exactly, no activation quantization, float64. Variants of the routed experts list each row's
 // experts in another order: the sum runs in ascending id, so the output may not change by a bit.
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <numeric>
 
 #include "kernels/contract/entries.h"
 #include "kernels/contract/entries/op_problem.h"
+#include "kernels/control.h"
 
 namespace plumb::contract {
 namespace {
@@ -28,7 +31,10 @@ constexpr ExpertShape kRoutedShapes[] = {
 
 class RoutedExpertsProblem : public OpProblem {
  public:
-  RoutedExpertsProblem(const Binding& b, const ExpertShape& s, RowMix mix, int32_t rows, uint64_t seed)
+  // with_addend: Backend::routed_experts_add, its addend each row's routed output (the oracle's, rounded to bf16), so
+  // an addend left out halves the output.
+  RoutedExpertsProblem(const Binding& b, const ExpertShape& s, RowMix mix, int32_t rows, uint64_t seed,
+                       bool with_addend = false)
       : OpProblem(b), s_(s), rows_(rows) {
     InputRng rng(seed * 7919 + uint64_t(s.hidden));
     // Scales put the gate and up pre-activations around 10, so the clamp is exercised.
@@ -68,6 +74,14 @@ class RoutedExpertsProblem : public OpProblem {
                                           be.upload_weight(weight_of(w2_[size_t(e)])),
                                           be.upload_weight(weight_of(w3_[size_t(e)]))});
       }
+    if (with_addend) {
+      std::vector<int32_t> all(static_cast<size_t>(rows));
+      std::iota(all.begin(), all.end(), 0);
+      const std::vector<double> routed = compute(kOracle, all, 0);
+      HostRows addend(rows, s.hidden);
+      for (size_t i = 0; i < routed.size(); ++i) addend.v[i] = bf16_round(routed[i]);
+      addend_ = std::move(addend);
+    }
   }
   int32_t rows() const override { return rows_; }
   int32_t width() const override { return int32_t(s_.hidden); }
@@ -90,8 +104,13 @@ class RoutedExpertsProblem : public OpProblem {
       }
     const DeviceTensor x = upload_rows(b, x_, rows), id = upload_i32(b, ids, m, k), w = upload_all(b, weights);
     const DeviceTensor out = poisoned_act(b, m, s_.hidden);
-    b.routed_experts({.hidden = s_.hidden, .inter = s_.inter, .swiglu_limit = kSwigluLimit}, experts_[size_t(side)],
-                     x.t, id.t, w.t, out.t);
+    const kernels::ExpertParams p{.hidden = s_.hidden, .inter = s_.inter, .swiglu_limit = kSwigluLimit};
+    if (addend_.rows == 0) {
+      b.routed_experts(p, experts_[size_t(side)], x.t, id.t, w.t, out.t);
+    } else {
+      const DeviceTensor addend = upload_rows(b, addend_, rows), routed = poisoned_act(b, m, s_.hidden);
+      b.routed_experts_add(p, experts_[size_t(side)], x.t, id.t, w.t, addend.t, routed.t, out.t);
+    }
     std::vector<double> values;
     append_values(b, out.t, values);
     return values;
@@ -105,6 +124,7 @@ class RoutedExpertsProblem : public OpProblem {
   std::vector<int32_t> ids_;
   std::vector<double> weights_;
   std::array<std::vector<kernels::ExpertWeights>, 2> experts_;
+  HostRows addend_;  // with_addend only
 };
 
 class SharedExpertProblem : public OpProblem {
@@ -165,6 +185,25 @@ KernelSpec fp4_experts_entry(const Binding& b) {
     for (const auto& sh : kRoutedShapes)
       if (shape.name == sh.name) return std::make_unique<RoutedExpertsProblem>(b, sh, mix, rows, seed);
     return nullptr;
+  };
+  return s;
+}
+
+KernelSpec fp4_experts_add_entry(const Binding& b) {
+  KernelSpec s;
+  s.name = "fp4_experts_add";
+  s.description = "routed FP4 experts, then an addend added and rounded to bf16 (the shared expert's output)";
+  s.shapes = {{kRoutedShapes[0].name, false}};  // the add is the same at any width
+  s.mixes = {RowMix::mix_same_routing, RowMix::mix_disjoint_routing, RowMix::mix_random_routing, RowMix::mix_nonfinite};
+  // The output is about twice the routed one (its addend is the routed output), so the routed bound (0.06 of the
+  // largest value) halves, and the sum's rounding adds 2^-9: 0.06 still covers it.
+  s.bound = 0.06;
+  s.controls = b.controls("fp4_experts", {"summed_in_routing_order"});
+  // The CUDA combine's add, which has no CPU counterpart (the CPU runs routed_experts, then add).
+  const std::string skipped = "fp4_experts_add" + b.control_suffix + "/addend_skipped";
+  if (kernels::find_control(skipped)) s.controls.push_back(skipped);
+  s.make = [b](const Shape&, RowMix mix, int32_t rows, uint64_t seed) -> std::unique_ptr<Problem> {
+    return std::make_unique<RoutedExpertsProblem>(b, kRoutedShapes[0], mix, rows, seed, true);
   };
   return s;
 }
