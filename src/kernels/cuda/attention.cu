@@ -162,7 +162,8 @@ __device__ const float kZeroKey[32 * kMaxLaneValues] = {};
 // kLean (the 32-key kernel): the chunk's start and exps with one division an entry instead of two or three a value
 // and the loads batched: at 16 rows 110 -> 102 us a CSA launch, but the one-wave 64-key kernel so built took 26.5
 // -> 37.7 us (108 registers instead of 143; H200, session 17 call 3), so it keeps the plain loops. (Its logits and
-// exps alone: 24.5 us, yet the round 3-6% slower, call 5.)
+// exps alone: 24.5 us under ncu, but the rounds could not tell, calls 5 and 8.) The loops below test kLean in their
+// conditions rather than under if constexpr, as measured (the other form moves two PTX lines of the 32-key kernel).
 template <int kPvBatch>
 __global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0)
     attention_pv_kernel(AttentionArgs p, Keys keys, WeightRef sinks, Scratch s, View out) {
