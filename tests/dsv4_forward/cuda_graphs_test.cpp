@@ -3,7 +3,8 @@
 // (PLUMB_CUDA_GRAPHS=0: every launch on its own) and on, and with graphs on the decode rounds were replayed from
 // graphs (so the comparison did cover them); the same with more launch shapes than the graph cache holds. So do the
 // fused rope ops (the rope inside the head norm and the P.V kernels) against their two ops each
-// (PLUMB_FUSED_ROPE=0). Skips without a GPU.
+// (PLUMB_FUSED_ROPE=0), and the shared expert's add inside the experts' combine against combine, then add
+// (PLUMB_FUSED_MOE_ADD=0). Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
