@@ -1,21 +1,22 @@
 #!/usr/bin/env python3
 """Whether a change leaves the CUDA kernels' PTX as it was, kernel by kernel (no GPU needed).
 
-  python3 tools/ptx_diff.py REV [--against REV2] [--file src/kernels/cuda/F.cu ...] [--rename OLD=NEW ...]
+  python3 tools/ptx_diff.py REV [--against REV2] [--file src/kernels/cuda/F.cu ...] [--rename OLD=NEW ...] [--show N]
 
 Compiles each .cu file (default: every one REV and the other side differ in, or that includes a header they differ
 in) at REV and at REV2 (default: the working tree) to PTX with build-gpu/'s own compile command, then compares every
-kernel's PTX after dropping line info and renumbering labels, local depots and the anonymous namespaces' hashes.
-Kernels are matched by name; --rename substitutes in the old side's names first, all renames in one pass (a
-template argument added: --rename 'ILi64EEE=ILi64ELb0EEE'). Prints one line a kernel: same, DIFF (with the number
-of differing lines), or only on one side. Exit status 1 if any kernel differs. --registers also drops the virtual
-registers' numbers, a weaker check (ptxas may allocate a renumbered kernel differently), for telling a renaming
-from a change.
+kernel's PTX after dropping line info and renumbering labels, call scopes, local depots and the anonymous
+namespaces' hashes. Kernels are matched by name; --rename substitutes in the old side's names first, all renames in
+one pass (a template argument added: --rename 'ILi64EEE=ILi64ELb0EEE'). Prints one line a kernel: same, DIFF (with
+the number of differing lines; --show N prints the first N lines of the diff), or only on one side. Exit status 1 if
+any kernel differs. --registers also drops the virtual registers' numbers, a weaker check (ptxas may allocate a
+renumbered kernel differently), for telling a renaming from a change.
 
 Needs build-gpu/ configured with -DPLUMB_CUDA=ON (scripts/device-bundle does it). A kernel whose PTX is the same is
 the same machine code: this is how a refactor or a merge shows it changes nothing on the GPU.
 """
 import argparse
+import difflib
 import os
 import re
 import shlex
@@ -71,6 +72,7 @@ def kernels(ptx_text, registers=False):
         body = body.replace(name, "KERNEL")
         body = re.sub(r"\$L__BB\d+_", "L_", body)
         body = re.sub(r"__local_depot\d+", "DEPOT", body)
+        body = re.sub(r"callseq \d+", "callseq N", body)  # a call's scope number counts the calls compiled before
         body = re.sub(r"_GLOBAL__N__\w+?_\d+_\w+?_cu_\w{8}", "ANON", body)
         body = re.sub(r"_INTERNAL_\w+?_\d+_\w+?_cu_\w{8}", "INTERNAL", body)
         if registers:
@@ -109,6 +111,8 @@ def main():
     p.add_argument("--rename", action="append", default=[], help="OLD=NEW in the old side's kernel names")
     p.add_argument("--build", default=os.path.join(ROOT, "build-gpu"))
     p.add_argument("--registers", action="store_true", help="drop the virtual registers' numbers too (weaker)")
+    p.add_argument("--show", type=int, default=0, metavar="N",
+                   help="print up to N lines of each differing kernel's diff")
     a = p.parse_args()
     commands = compile_commands(a.build)
     files = a.file or changed_files(a.rev, a.against)
@@ -150,6 +154,9 @@ def main():
                     a_lines, b_lines = old[name].splitlines(), new[name].splitlines()
                     n = sum(x != y for x, y in zip(a_lines, b_lines)) + abs(len(a_lines) - len(b_lines))
                     print(f"  {'same' if n == 0 else f'DIFF ({n} lines)'}: {short}")
+                    if n and a.show:
+                        shown = list(difflib.unified_diff(a_lines, b_lines, "old", "new", n=1, lineterm=""))[2:]
+                        print("\n".join(f"    {line}" for line in shown[: a.show]))
                     differ = differ or n > 0
     finally:
         for path in worktrees:
