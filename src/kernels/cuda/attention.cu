@@ -159,15 +159,16 @@ __device__ const float kZeroKey[32 * kMaxLaneValues] = {};
 // block a multiprocessor): a CSA row's P.V 45 -> 27 us (H200, session 9 call 5). 32 is held to 75 registers so
 // that three blocks share a multiprocessor, as before, once a launch has more blocks than multiprocessors: with 64
 // there, the 16-row round went 63.5 -> 66.5 ms.
-// kLean (the 32-key kernel): the chunk's start and exps with one division an entry instead of two or three a value
-// and the loads batched: at 16 rows 110 -> 102 us a CSA launch, but the one-wave 64-key kernel so built took 26.5
-// -> 37.7 us (108 registers instead of 143; H200, session 17 call 3), so it keeps the plain loops. (Its logits and
-// exps alone: 24.5 us under ncu, but the rounds could not tell, calls 5 and 8.) The loops below test kLean in their
-// conditions rather than under if constexpr, as measured (the other form moves two PTX lines of the 32-key kernel).
+// Both kernels take a chunk's logits and exps by entry: an index per entry instead of two divisions per value, and
+// one division for an entry's heads (the 32-key kernel at 16 rows: 110 -> 102 us a CSA launch, session 17 call 4;
+// the one-wave kernel at one row: 26.5 -> 24.5 us under ncu, and the round -0.4% against main, six of eight
+// alternations faster than without, session 18 call 1; H200). kLeanKeys (the 32-key kernel only): the chunk's keys
+// two loaded together; in the one-wave kernel, with the rest, it took 26.5 -> 37.7 us (108 registers instead of
+// 143, session 17 call 3).
 template <int kPvBatch>
 __global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0)
     attention_pv_kernel(AttentionArgs p, Keys keys, WeightRef sinks, Scratch s, View out) {
-  constexpr bool kLean = kPvBatch == 32;
+  constexpr bool kLeanKeys = kPvBatch == 32;
   // attention_rope: the block's output pairs' angles, from the row's staged position, before the wait, into shared
   // memory (in registers they were live across the whole kernel: its P.V took 26 -> 30 us at one row, H200).
   __shared__ float2 out_angle[kPvChannels / 2];
@@ -206,7 +207,7 @@ __global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0)
       present[v] = key != nullptr;
       key_ptr[v] = key ? key : kZeroKey;
     };
-    if constexpr (kLean) {  // the chunk's keys: a selected row's index each, two loaded together
+    if constexpr (kLeanKeys) {  // the chunk's keys: a selected row's index each, two loaded together
       loads_then_stores<2, const float*>(ne, [&](int v) { return rk.key(p, keys, e0 + v); }, store_key);
     } else {
       for (int v = int(threadIdx.x); v < ne; v += blockDim.x) store_key(v, rk.key(p, keys, e0 + v));
@@ -216,14 +217,9 @@ __global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0)
       block_max[i / heads][i % heads] = s.block_max[at];
       block_nan[i / heads][i % heads] = s.block_nan[at] != 0;
     }
-    // The chunk's logits, parked in expv until their probabilities replace them. kLean: a thread's entries, every
-    // head of each (an index per entry rather than two divisions per value), all loaded before any is stored.
-    if constexpr (!kLean) {
-      loads_then_stores<4, float>(
-          heads * ne, [&](int i) { return s.logits[(head_row + i / ne) * s.stride + e0 + i % ne]; },
-          [&](int i, float v) { expv[i % ne][i / ne] = v; });
-    }
-    for (int v0 = int(threadIdx.x); kLean && v0 < ne; v0 += kLogitEntries * int(blockDim.x)) {
+    // The chunk's logits, parked in expv until their probabilities replace them: a thread's entries, every head of
+    // each, all loaded before any is stored.
+    for (int v0 = int(threadIdx.x); v0 < ne; v0 += kLogitEntries * int(blockDim.x)) {
       float lg[kLogitEntries][kPvHeads];
 #pragma unroll
       for (int u = 0; u < kLogitEntries; ++u)
@@ -258,21 +254,8 @@ __global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0)
           alpha[i / heads][i % heads] = exp_f32(previous_max[i / heads][i % heads] - new_max[i / heads][i % heads]);
     }
     __syncthreads();
-    constexpr int kExpBatch = 4;  // !kLean: independent exps a thread has in flight
-    for (int i0 = int(threadIdx.x); !kLean && i0 < heads * ne; i0 += kExpBatch * blockDim.x) {
-#pragma unroll
-      for (int u = 0; u < kExpBatch; ++u) {
-        const int i = i0 + u * int(blockDim.x);
-        if (i >= heads * ne) break;
-        const int h = i / ne, v = i % ne, b = v / block;
-        float pr = 0.0f;
-        if (valid[b][h] && present[v]) pr = exp_f32(expv[v][h] - new_max[b][h]);
-        expv[v][h] = pr;
-        prob[v][h] = present[v] ? bf16r(pr) : -0.0f;
-      }
-    }
-    // kLean: an entry's heads, independent exps with one division for all
-    for (int v = int(threadIdx.x); kLean && v < ne; v += blockDim.x) {
+    // an entry's heads: independent exps with one division for all
+    for (int v = int(threadIdx.x); v < ne; v += blockDim.x) {
       const int b = v / block;
       const bool in = present[v];
 #pragma unroll
