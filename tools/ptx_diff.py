@@ -152,7 +152,9 @@ def main():
                         differ = differ or name in old
                         continue
                     a_lines, b_lines = old[name].splitlines(), new[name].splitlines()
-                    n = sum(x != y for x, y in zip(a_lines, b_lines)) + abs(len(a_lines) - len(b_lines))
+                    # Lines in the diff's changed blocks (an inserted line does not count every line after it)
+                    ops = difflib.SequenceMatcher(None, a_lines, b_lines, autojunk=False).get_opcodes()
+                    n = sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
                     print(f"  {'same' if n == 0 else f'DIFF ({n} lines)'}: {short}")
                     if n and a.show:
                         shown = list(difflib.unified_diff(a_lines, b_lines, "old", "new", n=1, lineterm=""))[2:]
