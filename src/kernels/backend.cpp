@@ -32,6 +32,12 @@ void Backend::attention_rope(AttentionParams p, RopeParams r, const Tensor& q, c
   rope(r, positions, out);
 }
 
+void Backend::hc_pre_norm(HcParams p, const HcWeights& w, RmsNormParams n, const Weight& norm, const Tensor& x,
+                          const Tensor& y, const Tensor& xn, const Tensor& post, const Tensor& comb) {
+  hc_pre(p, w, x, y, post, comb);
+  rms_norm(n, norm, y, xn);
+}
+
 void Backend::routed_experts_add(ExpertParams p, std::span<const ExpertWeights> experts, const Tensor& x,
                                  const Tensor& ids, const Tensor& weights, const Tensor& addend, const Tensor& routed,
                                  const Tensor& out) {

@@ -116,6 +116,9 @@ class Backend {
   virtual void attention_rope(AttentionParams p, RopeParams r, const Tensor& q, const Tensor& ring,
                               const Tensor& compressed, const Tensor* selected, const Weight& sinks,
                               std::span<const TokenRow> rows, const Tensor& out);
+  // hc_pre(p, w, x, y, post, comb), then rms_norm(n, norm, y, xn): the sublayer's normalized input.
+  virtual void hc_pre_norm(HcParams p, const HcWeights& w, RmsNormParams n, const Weight& norm, const Tensor& x,
+                           const Tensor& y, const Tensor& xn, const Tensor& post, const Tensor& comb);
   // routed_experts(p, ..., routed), then join_lanes() (addend may come from a side lane), then add(routed, addend,
   // out). A device may skip `routed` and add in the experts' last launch, after the join.
   virtual void routed_experts_add(ExpertParams p, std::span<const ExpertWeights> experts, const Tensor& x,

@@ -186,6 +186,7 @@ class ObservedBackend final : public Backend {
     inner_.add(a, b, out);
     observer_.end(inner_, "add", {{"out", &out}});
   }
+  // hc_pre_norm is not forwarded either: observers see its hc_pre and rms_norm.
   // routed_experts_add is not forwarded: its default runs routed_experts, join_lanes and add through this backend,
   // so an observer sees those ops and the lanes' join between them (the lane checker needs the join).
 

@@ -3,8 +3,9 @@
 // (PLUMB_CUDA_GRAPHS=0: every launch on its own) and on, and with graphs on the decode rounds were replayed from
 // graphs (so the comparison did cover them); the same with more launch shapes than the graph cache holds. So do the
 // fused rope ops (the rope inside the head norm and the P.V kernels) against their two ops each
-// (PLUMB_FUSED_ROPE=0), and the shared expert's add inside the experts' combine against combine, then add
-// (PLUMB_FUSED_MOE_ADD=0). Skips without a GPU.
+// (PLUMB_FUSED_ROPE=0), the shared expert's add inside the experts' combine against combine, then add
+// (PLUMB_FUSED_MOE_ADD=0), and the sublayer's input norm inside the mHC collapse against hc_pre, then rms_norm
+// (PLUMB_FUSED_HC_NORM=0). Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -84,6 +85,14 @@ TEST(CudaFusedRope, LogitsAreBitIdenticalWithTheFusedOpsOnAndOff) {
 TEST(CudaFusedMoeAdd, LogitsAreBitIdenticalWithTheFusedOpOnAndOff) {
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device on this machine";
   const TinyRun off = run_tiny(false, "PLUMB_FUSED_MOE_ADD"), on = run_tiny(true, "PLUMB_FUSED_MOE_ADD");
+  ASSERT_EQ(off.logits.size(), on.logits.size());
+  EXPECT_TRUE(bit_equal(off.logits, on.logits));
+}
+
+// Each sublayer's input norm inside the mHC collapse kernel (Backend::hc_pre_norm) against hc_pre, then rms_norm.
+TEST(CudaFusedHcNorm, LogitsAreBitIdenticalWithTheFusedOpOnAndOff) {
+  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device on this machine";
+  const TinyRun off = run_tiny(false, "PLUMB_FUSED_HC_NORM"), on = run_tiny(true, "PLUMB_FUSED_HC_NORM");
   ASSERT_EQ(off.logits.size(), on.logits.size());
   EXPECT_TRUE(bit_equal(off.logits, on.logits));
 }

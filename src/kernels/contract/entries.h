@@ -28,6 +28,7 @@ KernelSpec add_entry(const Binding& b);
 KernelSpec hadamard_entry(const Binding& b);
 KernelSpec mhc_pre_entry(const Binding& b);
 KernelSpec mhc_pre_weights_entry(const Binding& b);
+KernelSpec mhc_pre_norm_entry(const Binding& b);
 KernelSpec mhc_post_entry(const Binding& b);
 KernelSpec mhc_head_entry(const Binding& b);
 KernelSpec compressor_project_entry(const Binding& b);

@@ -41,6 +41,8 @@ const ControlId kSinkhornOneRound = register_control(
     "mhc_pre_cuda", "sinkhorn_one_round", "Sinkhorn stops after the softmax and one column normalization");
 const ControlId kPreRmsOverFirstStream = register_control(
     "mhc_pre_cuda", "rms_over_first_stream", "the input RMS is taken over the first stream instead of all four");
+const ControlId kNormFirstWarp = register_control(
+    "mhc_pre_norm_cuda", "norm_first_warp_only", "the fused norm's mean square is the first warp's values only");
 const ControlId kHeadRmsOverFirstStream = register_control(
     "mhc_head_cuda", "rms_over_first_stream", "the input RMS is taken over the first stream instead of all four");
 const ControlId kPostCombTransposed =
@@ -280,11 +282,17 @@ class CudaBackend final : public Backend {
 
   void hc_pre(HcParams p, const HcWeights& w, const Tensor& x, const Tensor& y, const Tensor& post,
               const Tensor& comb) override {
-    if (planted(kSinkhornOneRound)) p.sinkhorn_iters = 1;
-    cuda::ops::HcArgs args = hc(p);
-    args.rms_over_first_stream = planted(kPreRmsOverFirstStream);
-    cuda::ops::hc_pre(args, ref(w.fn), ref(w.base), ref(w.scale), view(x), view(y), view(post), view(comb),
-                      hc_scratch(x.rows), queue());
+    run_hc_pre(p, w, x, y, post, comb, nullptr);
+  }
+  // One launch fewer on every sublayer's chain: the norm in hc_pre's block (PLUMB_FUSED_HC_NORM=0: the default's
+  // hc_pre and rms_norm; the same bits).
+  void hc_pre_norm(HcParams p, const HcWeights& w, RmsNormParams n, const Weight& norm, const Tensor& x,
+                   const Tensor& y, const Tensor& xn, const Tensor& post, const Tensor& comb) override {
+    if (!fused_hc_norm_ || !cuda::ops::hc_pre_can_norm(hc(p)))
+      return Backend::hc_pre_norm(p, w, n, norm, x, y, xn, post, comb);
+    PLUMB_CHECK(xn.rows == y.rows && xn.cols == y.cols);
+    const cuda::ops::HcNorm fused{ref(norm), planted(kEpsDropped) ? 0.0 : n.eps, view(xn), planted(kNormFirstWarp)};
+    run_hc_pre(p, w, x, y, post, comb, &fused);
   }
   void hc_post(HcParams p, const Tensor& f, const Tensor& x, const Tensor& post, const Tensor& comb,
                const Tensor& out) override {
@@ -407,6 +415,16 @@ class CudaBackend final : public Backend {
     std::vector<int64_t> pairs;
     for (const auto& r : rows) pairs.insert(pairs.end(), {int64_t(r.slot), r.position});
     return stage(pairs);
+  }
+
+  // hc_pre, with its planted controls, and with norm its output's RMSNorm in the same launch.
+  void run_hc_pre(HcParams p, const HcWeights& w, const Tensor& x, const Tensor& y, const Tensor& post,
+                  const Tensor& comb, const cuda::ops::HcNorm* norm) {
+    if (planted(kSinkhornOneRound)) p.sinkhorn_iters = 1;
+    cuda::ops::HcArgs args = hc(p);
+    args.rms_over_first_stream = planted(kPreRmsOverFirstStream);
+    cuda::ops::hc_pre(args, ref(w.fn), ref(w.base), ref(w.scale), view(x), view(y), view(post), view(comb),
+                      hc_scratch(x.rows), queue(), norm);
   }
 
   // The routed experts into out (float32, unrounded), or with addend: out = bf16(sum + addend), as add would make
@@ -538,10 +556,12 @@ class CudaBackend final : public Backend {
   // Declared first: destroyed last, after the destructor flushed it (buffers handed out keep it alive).
   std::shared_ptr<cuda::LaunchQueue> queue_ = std::make_shared<cuda::LaunchQueue>(graphs_enabled());
   // head_rms_norm_rope and attention_rope as one launch each (the rope inside the norm and P.V kernels) unless
-  // PLUMB_FUSED_ROPE=0 when the backend opens, and routed_experts_add's add inside the experts' combine unless
-  // PLUMB_FUSED_MOE_ADD=0; switched off, the ops run as their defaults do (A/B switches; the same bits).
+  // PLUMB_FUSED_ROPE=0 when the backend opens, routed_experts_add's add inside the experts' combine unless
+  // PLUMB_FUSED_MOE_ADD=0, and hc_pre_norm's norm inside hc_pre's block unless PLUMB_FUSED_HC_NORM=0; switched
+  // off, the ops run as their defaults do (A/B switches; the same bits).
   const bool fused_rope_ = env_switch_on("PLUMB_FUSED_ROPE");
   const bool fused_moe_add_ = env_switch_on("PLUMB_FUSED_MOE_ADD");
+  const bool fused_hc_norm_ = env_switch_on("PLUMB_FUSED_HC_NORM");
   std::vector<cuda::DeviceBuffer> weights_;
   // The ops' scratch, one set a lane (launch_queue.h), since ops on two lanes may run at once; a lane's set is
   // allocated as its ops first need it.

@@ -59,10 +59,20 @@ struct HcArgs {
   bool comb_transposed = false;  // planted control: hc_post reads comb destination-major
   bool rms_over_first_stream = false;  // planted control: hc_pre / hc_head take the input RMS over stream 0 only
 };
-// scratch: device float32 [hc_scratch_floats(rows)] for the mixes.
+// The RMSNorm hc_pre applies to its collapsed input in the same launch (Backend::hc_pre_norm): xn = rms_norm(w,
+// eps, y), as rms_norm above makes it.
+struct HcNorm {
+  WeightRef w;
+  double eps = 0;
+  View xn;
+  bool first_warp_only = false;  // planted control: the mean square of the first warp's values only
+};
+// Whether hc_pre can norm in its launch: its threads hold the streams (up to 4 of up to 4096 values).
+bool hc_pre_can_norm(const HcArgs& p);
+// scratch: device float32 [hc_scratch_floats(rows)] for the mixes. norm: null, or hc_pre_can_norm(p).
 int64_t hc_scratch_floats(int64_t rows);
 void hc_pre(const HcArgs& p, const WeightRef& fn, const WeightRef& base, const WeightRef& scale, View x, View y,
-            View post, View comb, float* scratch, Stream s);
+            View post, View comb, float* scratch, Stream s, const HcNorm* norm = nullptr);
 void hc_post(const HcArgs& p, View f, View x, View post, View comb, View out, Stream s);
 void hc_head(const HcArgs& p, const WeightRef& fn, const WeightRef& base, const WeightRef& scale, View x, View y,
              float* scratch, Stream s);

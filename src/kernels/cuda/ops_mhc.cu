@@ -96,11 +96,29 @@ __device__ float sinkhorn4(float v, int64_t iters, float eps, int lane) {
 // hc_pre's block: kThreads threads collapse the streams and one more warp does post and Sinkhorn, which only
 // hc_post reads, so the collapse does not wait on Sinkhorn's 20 dependent steps.
 constexpr int kPreThreads = kThreads + 32;
+// Up to 4 streams of up to 16 values a thread (kThreads threads), held in registers.
+constexpr int kHeldStreams = 4, kHeldPerThread = 16;
 
-__global__ void __launch_bounds__(kPreThreads) hc_pre_kernel(HcArgs p, WeightRef base, WeightRef scale,
+// block_sum over the collapse's kThreads threads (the scalar warp does not wait for it): the same xor tree in each
+// warp, then the warps' sums in warp order, on a named barrier of those threads.
+__device__ __forceinline__ float collapse_sum(float v, float* shared, bool first_warp_only) {
+  v = warp_sum(v);
+  asm volatile("bar.sync 1, %0;" ::"r"(kThreads) : "memory");
+  if (threadIdx.x % 32 == 0) shared[threadIdx.x / 32] = v;
+  asm volatile("bar.sync 1, %0;" ::"r"(kThreads) : "memory");
+  float total = 0.0f;
+  for (int w = 0; w < (first_warp_only ? 1 : kThreads / 32); ++w) total += shared[w];
+  return total;
+}
+
+// kNorm: the collapsed input's RMSNorm in the same block (Backend::hc_pre_norm), with rms_norm_kernel's arithmetic:
+// a thread's values are the ones it would hold there (column threadIdx.x + q * 256), summed in the same order. One
+// launch fewer on each sublayer's chain.
+template <bool kNorm>
+__global__ void __launch_bounds__(kPreThreads, 1) hc_pre_kernel(HcArgs p, WeightRef base, WeightRef scale,
                                                              const float* mixes, View x, View y, View post,
-                                                             View comb) {
-  __shared__ float pre_by_warp[kThreads / 32][16], comb_local[16 * 16];
+                                                             View comb, HcNorm norm) {
+  __shared__ float pre_by_warp[kThreads / 32][16], comb_local[16 * 16], warp_sums[kThreads / 32];
   const int64_t r = blockIdx.x, hc = p.hc_mult, d = p.hidden;
   const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
   const float eps = float(p.hc_eps);
@@ -110,6 +128,10 @@ __global__ void __launch_bounds__(kPreThreads) hc_pre_kernel(HcArgs p, WeightRef
   const float base_pre = lane < hc ? weight_at(base, 0, lane) : 0.0f;
   const float base_post = lane < hc ? weight_at(base, 0, hc + lane) : 0.0f;
   const float base_comb = hc == 4 ? weight_at(base, 0, 8 + (lane & 15)) : 0.0f;
+  // The norm's weights, constant too, all loads out at once (through weight_at one at a time, the fused kernel took
+  // 12.4 us at one row for hc_pre's 6.1 and rms_norm's 4.6; ncu, H200, session 18 call 3).
+  float wv[kNorm ? kHeldPerThread : 1];
+  if constexpr (kNorm) load_weight_row(norm.w, d, threadIdx.x, kThreads, wv);
   kernel_prologue();
   const float* in = row_ptr<const float>(x, r);
   const float* mix = mixes + r * kMaxMixes;
@@ -131,9 +153,8 @@ __global__ void __launch_bounds__(kPreThreads) hc_pre_kernel(HcArgs p, WeightRef
     }
     return;
   }
-  // Up to 4 streams of up to 16 values a thread, loaded before anything waits on them (the collapse below was one
-  // L2 round trip per value, as its stores kept later loads from moving up).
-  constexpr int kHeldStreams = 4, kHeldPerThread = 16;
+  // The streams, loaded before anything waits on them (the collapse below was one L2 round trip per value, as its
+  // stores kept later loads from moving up).
   const bool held = hc <= kHeldStreams && d <= int64_t(kThreads) * kHeldPerThread;
   float xv[kHeldPerThread][kHeldStreams];
   if (held) {
@@ -150,6 +171,7 @@ __global__ void __launch_bounds__(kPreThreads) hc_pre_kernel(HcArgs p, WeightRef
   if (lane < hc) pre[lane] = sigmoid_f32(__fmaf_rn(mix[lane], s0, base_pre)) + eps;
   __syncwarp();
   if (held) {
+    float yv[kHeldPerThread];
 #pragma unroll
     for (int q = 0; q < kHeldPerThread; ++q) {
       const int64_t j = threadIdx.x + int64_t(q) * kThreads;
@@ -158,7 +180,20 @@ __global__ void __launch_bounds__(kPreThreads) hc_pre_kernel(HcArgs p, WeightRef
 #pragma unroll
       for (int k = 0; k < kHeldStreams; ++k)
         if (k < hc) s += pre[k] * xv[q][k];
-      row_ptr<float>(y, r)[j] = bf16r(s);
+      row_ptr<float>(y, r)[j] = yv[q] = bf16r(s);
+    }
+    if constexpr (kNorm) {
+      float acc = 0.0f;
+#pragma unroll
+      for (int q = 0; q < kHeldPerThread; ++q)
+        if (threadIdx.x + int64_t(q) * kThreads < d) acc = fmaf(yv[q], yv[q], acc);
+      const float rms_scale = rsqrt_f32(collapse_sum(acc, warp_sums, norm.first_warp_only) * (1.0f / float(d)) +
+                                        float(norm.eps));
+#pragma unroll
+      for (int q = 0; q < kHeldPerThread; ++q) {
+        const int64_t j = threadIdx.x + int64_t(q) * kThreads;
+        if (j < d) row_ptr<float>(norm.xn, r)[j] = bf16r(wv[q] * (yv[q] * rms_scale));
+      }
     }
     return;
   }
@@ -202,14 +237,22 @@ __global__ void hc_head_kernel(HcArgs p, WeightRef base, WeightRef scale, const 
 
 int64_t hc_scratch_floats(int64_t rows) { return rows * kMaxMixes; }
 
+bool hc_pre_can_norm(const HcArgs& p) { return p.hc_mult <= kHeldStreams && p.hidden <= kThreads * kHeldPerThread; }
+
 void hc_pre(const HcArgs& p, const WeightRef& fn, const WeightRef& base, const WeightRef& scale, View x, View y,
-            View post, View comb, float* scratch, Stream s) {
+            View post, View comb, float* scratch, Stream s, const HcNorm* norm) {
   PLUMB_CHECK((2 + p.hc_mult) * p.hc_mult <= kMaxMixes && p.hc_mult <= 16);
+  PLUMB_CHECK(!norm || hc_pre_can_norm(p));
   if (x.rows == 0) return;
   const unsigned count = unsigned((2 + p.hc_mult) * p.hc_mult);
   launch(s, "hc_mix", hc_mix_kernel, dim3(unsigned(x.rows), count), dim3(kThreads), 0, p, fn, x, scratch);
-  launch(s, "hc_pre", hc_pre_kernel, dim3(unsigned(x.rows)), dim3(kPreThreads), 0, p, base, scale, scratch, x, y,
-         post, comb);
+  if (norm) {
+    launch(s, "hc_pre_norm", hc_pre_kernel<true>, dim3(unsigned(x.rows)), dim3(kPreThreads), 0, p, base, scale,
+           scratch, x, y, post, comb, *norm);
+  } else {
+    launch(s, "hc_pre", hc_pre_kernel<false>, dim3(unsigned(x.rows)), dim3(kPreThreads), 0, p, base, scale, scratch,
+           x, y, post, comb, HcNorm{});
+  }
 }
 
 void hc_post(const HcArgs& p, View f, View x, View post, View comb, View out, Stream s) {

@@ -76,8 +76,7 @@ void Forward::attention(int64_t b, const LaunchRows& rows, Tensor& x, Tensor& sp
   const double eps = config_.rms_norm_eps;
 
   const Tensor y = ws.act(n, d), post = ws.act(n, hc), comb = ws.act(n, hc * hc), xn = ws.act(n, d);
-  backend_.hc_pre(hc_params(), w.hc_attn, x, y, post, comb);
-  backend_.rms_norm({eps}, w.attn_norm, y, xn);
+  backend_.hc_pre_norm(hc_params(), w.hc_attn, {eps}, w.attn_norm, x, y, xn, post, comb);
 
   // Independent chains from xn, which a device may run side by side (Backend::begin_lane): the window key on lane 1,
   // the compressor on lane 3, for CSA the indexer's head weights and compressor on lane 4 and, once qr is there, its

@@ -13,8 +13,7 @@ void Forward::moe(int64_t b, const LaunchRows& rows, kernels::Tensor& x, kernels
   const int64_t n = rows.size(), d = config_.hidden_size, hc = config_.hc_mult, k = config_.experts_per_token;
 
   const kernels::Tensor y = ws.act(n, d), post = ws.act(n, hc), comb = ws.act(n, hc * hc), xn = ws.act(n, d);
-  backend_.hc_pre(hc_params(), w.hc_ffn, x, y, post, comb);
-  backend_.rms_norm({config_.rms_norm_eps}, w.ffn_norm, y, xn);
+  backend_.hc_pre_norm(hc_params(), w.hc_ffn, {config_.rms_norm_eps}, w.ffn_norm, x, y, xn, post, comb);
 
   const kernels::Tensor routed = ws.act(n, d), shared = ws.act(n, d), out = ws.act(n, d);
   // The shared expert on lane 1 beside the router and the routed experts on lane 0 (Backend::begin_lane): both read

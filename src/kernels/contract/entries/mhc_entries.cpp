@@ -1,11 +1,14 @@
 // Contract entries of mHC (manifold-constrained hyper-connections, 4 streams): hc_pre's collapsed sublayer input
 // (mhc_pre, bf16) and its post / Sinkhorn-normalized comb mixing weights (mhc_pre_weights, float32, so checked to a
-// float32 bound), hc_post (bf16) and hc_head (bf16). The oracle is the reference op in float64.
+// float32 bound), that input's RMSNorm (mhc_pre_norm, bf16), hc_post (bf16) and hc_head (bf16). The oracle is the
+// reference op in float64.
 #include <cmath>
 #include <memory>
 
+#include "base/number_formats.h"
 #include "kernels/contract/entries.h"
 #include "kernels/contract/entries/op_problem.h"
+#include "kernels/control.h"
 
 namespace plumb::contract {
 namespace {
@@ -51,7 +54,7 @@ kernels::HcParams hc_params(int64_t hidden) { return {.hc_mult = kHc, .hidden = 
 
 // ---- hc_pre ----
 
-enum class PrePart { input, weights };
+enum class PrePart { input, weights, normed };
 
 class HcPreProblem : public OpProblem {
  public:
@@ -59,10 +62,15 @@ class HcPreProblem : public OpProblem {
       : OpProblem(b), s_(s), part_(part), rows_(rows), rng_(seed * 827 + uint64_t(s.hidden)),
         w_((2 + kHc) * kHc, 3, s.hidden, rng_), x_(stream_rows(rows, s.hidden, rng_)) {
     if (mix == RowMix::mix_nonfinite) plant_nonfinite(x_);
-    for (int side : {kTest, kOracle}) uploaded_[size_t(side)] = w_.upload(backend(side), s.hidden);
+    norm_weight_.resize(size_t(s.hidden));  // an RMSNorm weight about 1, as rms_norm's entry has it
+    for (auto& w : norm_weight_) w = f32_to_bf16(float(1.0 + 0.3 * rng_.normal()));
+    for (int side : {kTest, kOracle}) {
+      uploaded_[size_t(side)] = w_.upload(backend(side), s.hidden);
+      norm_[size_t(side)] = backend(side).upload_weight(bf16_weight(norm_weight_, 1, s.hidden));
+    }
   }
   int32_t rows() const override { return rows_; }
-  int32_t width() const override { return int32_t(part_ == PrePart::input ? s_.hidden : kHc + kHc * kHc); }
+  int32_t width() const override { return int32_t(part_ == PrePart::weights ? kHc + kHc * kHc : s_.hidden); }
 
  protected:
   std::vector<double> compute(int side, std::span<const int32_t> rows, int32_t) override {
@@ -70,8 +78,15 @@ class HcPreProblem : public OpProblem {
     const int64_t m = int64_t(rows.size());
     const DeviceTensor x = upload_rows(b, x_, rows), y = poisoned_act(b, m, s_.hidden);
     const DeviceTensor post = poisoned_act(b, m, kHc), comb = poisoned_act(b, m, kHc * kHc);
-    b.hc_pre(hc_params(s_.hidden), uploaded_[size_t(side)], x.t, y.t, post.t, comb.t);
     std::vector<double> out;
+    if (part_ == PrePart::normed) {
+      const DeviceTensor xn = poisoned_act(b, m, s_.hidden);
+      b.hc_pre_norm(hc_params(s_.hidden), uploaded_[size_t(side)], {1e-6}, norm_[size_t(side)], x.t, y.t, xn.t,
+                    post.t, comb.t);
+      append_values(b, xn.t, out);
+      return out;
+    }
+    b.hc_pre(hc_params(s_.hidden), uploaded_[size_t(side)], x.t, y.t, post.t, comb.t);
     if (part_ == PrePart::input) {
       append_values(b, y.t, out);
       return out;
@@ -86,7 +101,7 @@ class HcPreProblem : public OpProblem {
     return out;
   }
   std::string column_name(int32_t col) const override {
-    if (part_ == PrePart::input) return "col " + std::to_string(col);
+    if (part_ != PrePart::weights) return "col " + std::to_string(col);
     if (col < kHc) return "post " + std::to_string(col);
     return "comb " + std::to_string((col - kHc) / kHc) + "->" + std::to_string((col - kHc) % kHc);
   }
@@ -99,6 +114,8 @@ class HcPreProblem : public OpProblem {
   HcHostWeights w_;
   HostRows x_;
   std::array<kernels::HcWeights, 2> uploaded_;
+  std::vector<uint16_t> norm_weight_;  // host weights live as long as the problem (a host backend reads them there)
+  std::array<kernels::Weight, 2> norm_;
 };
 
 // ---- hc_post ----
@@ -210,6 +227,20 @@ KernelSpec mhc_pre_weights_entry(const Binding& b) {
                            return std::make_unique<HcPreProblem>(b, sh, PrePart::weights, mix, rows, seed);
                          });
   s.controls = b.controls("mhc_pre", {"comb_transposed", "sinkhorn_one_round", "rms_over_first_stream"});
+  return s;
+}
+
+KernelSpec mhc_pre_norm_entry(const Binding& b) {
+  // The collapsed input's bf16 rounding (2^-8 relative) carries into the norm's output and its mean square (2^-8
+  // relative at most), and the output is rounded once more: 3 x 2^-8.
+  KernelSpec s = hc_spec("mhc_pre_norm", "hc_pre_norm: hc_pre's collapsed input, then its RMSNorm with a weight, bf16 out",
+                         3.0 / 256 + 1e-5, [b](const HcShape& sh, RowMix mix, int32_t rows, uint64_t seed) {
+                           return std::make_unique<HcPreProblem>(b, sh, PrePart::normed, mix, rows, seed);
+                         });
+  s.controls = b.controls("mhc_pre", {"rms_over_first_stream"});
+  // The CUDA norm inside hc_pre's block, which has no CPU counterpart (the CPU runs hc_pre, then rms_norm).
+  const std::string first_warp = "mhc_pre_norm" + b.control_suffix + "/norm_first_warp_only";
+  if (kernels::find_control(first_warp)) s.controls.push_back(first_warp);
   return s;
 }
 
