@@ -73,29 +73,21 @@ TEST(CudaGraphs, LogitsAreBitIdenticalWithGraphsOnAndOff) {
   EXPECT_TRUE(bit_equal(off.logits, on.logits));
 }
 
-TEST(CudaFusedRope, LogitsAreBitIdenticalWithTheFusedOpsOnAndOff) {
+// A fused op against its default's separate ops, one A/B switch each (docs/cuda-graphs.md): the ropes inside the q
+// norm and P.V kernels (PLUMB_FUSED_ROPE), the shared expert's add inside the routed experts' combine
+// (PLUMB_FUSED_MOE_ADD), each sublayer's input norm inside the mHC collapse kernel (PLUMB_FUSED_HC_NORM).
+class CudaFusedOp : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CudaFusedOp, LogitsAreBitIdenticalWithTheSwitchOnAndOff) {
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device on this machine";
-  const TinyRun off = run_tiny(false, "PLUMB_FUSED_ROPE"), on = run_tiny(true, "PLUMB_FUSED_ROPE");
+  const TinyRun off = run_tiny(false, GetParam()), on = run_tiny(true, GetParam());
   ASSERT_EQ(off.logits.size(), on.logits.size());
   EXPECT_TRUE(bit_equal(off.logits, on.logits));
 }
 
-// The shared expert's add inside the routed experts' combine (Backend::routed_experts_add) against routed_experts,
-// join_lanes and add.
-TEST(CudaFusedMoeAdd, LogitsAreBitIdenticalWithTheFusedOpOnAndOff) {
-  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device on this machine";
-  const TinyRun off = run_tiny(false, "PLUMB_FUSED_MOE_ADD"), on = run_tiny(true, "PLUMB_FUSED_MOE_ADD");
-  ASSERT_EQ(off.logits.size(), on.logits.size());
-  EXPECT_TRUE(bit_equal(off.logits, on.logits));
-}
-
-// Each sublayer's input norm inside the mHC collapse kernel (Backend::hc_pre_norm) against hc_pre, then rms_norm.
-TEST(CudaFusedHcNorm, LogitsAreBitIdenticalWithTheFusedOpOnAndOff) {
-  if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device on this machine";
-  const TinyRun off = run_tiny(false, "PLUMB_FUSED_HC_NORM"), on = run_tiny(true, "PLUMB_FUSED_HC_NORM");
-  ASSERT_EQ(off.logits.size(), on.logits.size());
-  EXPECT_TRUE(bit_equal(off.logits, on.logits));
-}
+INSTANTIATE_TEST_SUITE_P(Cuda, CudaFusedOp,
+                         ::testing::Values("PLUMB_FUSED_ROPE", "PLUMB_FUSED_MOE_ADD", "PLUMB_FUSED_HC_NORM"),
+                         [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
 // Launches of 1..40 rows, each four times in a row, rotating over three slots (a slot starts again at 0 before
 // it would pass its context): far more launch shapes than the 32 graphs the queue keeps, so graphs are built,
