@@ -1,9 +1,10 @@
 // Device time of each kernel a LaunchQueue runs, for finding where a round's time goes (PLUMB_CUDA_KERNEL_TIMES=1).
 // Each flush runs as a graph of its kernels with an event record node between each two, so the device runs them
 // back to back and kernel i's time is the span between its two events (the node gap included). The cached graphs
-// are not used while timing. The table groups launches by kernel name and grid, and says how much of each group's
-// time lies on the longest chain the lanes allow (critical_path.h): the time a round takes with its lanes side by
-// side, were each kernel as fast as it is alone.
+// are not used while timing. The table groups launches by kernel name and grid. For the flushes whose launches run
+// on lanes (a forward's layer as served; not the op timer's flushes of one op each) it also says how much of each
+// group's time lies on the longest chain the lanes allow (critical_path.h): the time those flushes take with their
+// lanes side by side, were each kernel as fast as it is alone.
 #pragma once
 
 #include <map>
@@ -24,8 +25,8 @@ class KernelTimer {
 
   // Runs the tape's launches in order on the default stream and waits for them.
   void run(LaunchTape& tape);
-  // Per kernel and grid: calls, total and mean device time, largest total first, and the time on the longest chain;
-  // then the summed times of every launch and of the longest chains.
+  // Per kernel and grid: calls, total and mean device time, largest total first, then the time in flushes with lanes
+  // and, of that, on their longest chains; last, the summed serial times and longest chains of those flushes.
   std::string table() const;
 
  private:
@@ -34,10 +35,11 @@ class KernelTimer {
   struct Sum {
     long long calls = 0;
     double ms = 0;
-    double path_ms = 0;  // of ms, the launches on their flush's longest chain
+    double lane_ms = 0;  // of ms, the launches in flushes with lanes
+    double path_ms = 0;  // of lane_ms, the launches on their flush's longest chain
   };
   std::map<std::tuple<std::string, unsigned, unsigned, unsigned>, Sum> sums_;
-  double serial_ms_ = 0, path_ms_ = 0;  // every launch; each flush's longest chain
+  double lane_serial_ms_ = 0, lane_path_ms_ = 0;  // flushes with lanes: every launch, and each one's longest chain
 };
 
 }  // namespace plumb::cuda
