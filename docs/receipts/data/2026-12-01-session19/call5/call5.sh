@@ -4,7 +4,8 @@
 # pace at one row with the lanes side by
 # side. next-critical-path is main plus the kernel timer's longest-chain column (critical_path.h); its
 # kernels are main's. For the release mix of layers and for configs of 43 CSA, 43 HCA and 43 window layers
-# (.device/{csa,hca,window}-config.json: the release config with every compress ratio 4, 128 or 0, top-k MoE),
+# (.device/{csa,hca,window}-config.json, copies beside this script: the release config with every compress ratio
+# 4, 128 or 0, top-k MoE; cp docs/receipts/data/2026-12-01-session19/call5/*-config.json .device/ first),
 # every kernel is timed alone in order (PLUMB_CUDA_KERNEL_TIMES=1, graphs off), and the tape's orderings give the
 # longest chain.
 set -uo pipefail
