@@ -19,7 +19,26 @@ struct KernelTimer::Impl {
   }
 };
 
-KernelTimer::KernelTimer() : impl_(std::make_unique<Impl>()) {}
+KernelTimer::KernelTimer(bool chains) : impl_(std::make_unique<Impl>()), chains_on_(chains) {}
+
+namespace {
+
+// Two lines for one flush: its longest chain's launches in order, then the launches beside it (name and us each).
+std::string chain_lines(const LaunchTape& tape, const std::vector<double>& times, const CriticalPath& path) {
+  std::string on, beside;
+  double on_ms = 0, all_ms = 0;
+  for (size_t i = 0; i < tape.size(); ++i) {
+    std::string& to = path.on_path[i] ? on : beside;
+    to += fmt::format("{}{} {:.1f}", to.empty() ? "" : path.on_path[i] ? " > " : ", ", tape.entry(i).name,
+                      1e3 * times[i]);
+    (path.on_path[i] ? on_ms : all_ms) += times[i];
+  }
+  all_ms += on_ms;
+  return fmt::format("chain of a flush ({} launches, {:.1f} of {:.1f} us): {}\n  beside it: {}\n", tape.size(),
+                     1e3 * on_ms, 1e3 * all_ms, on, beside.empty() ? "-" : beside);
+}
+
+}  // namespace
 KernelTimer::~KernelTimer() = default;
 
 void KernelTimer::run(LaunchTape& tape) {
@@ -70,6 +89,9 @@ void KernelTimer::run(LaunchTape& tape) {
     lane_serial_ms_ += times[i];
   }
   if (lanes) lane_path_ms_ += path.length;
+  constexpr size_t kShapesListed = 32;
+  if (lanes && chains_on_ && shapes_listed_.size() < kShapesListed && shapes_listed_.insert(tape.shape_hash()).second)
+    chains_ += chain_lines(tape, times, path);
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
 }
@@ -90,7 +112,7 @@ std::string KernelTimer::table() const {
   // Fewer than six fields: scripts that sum the rows above (tools/device/ab-builds.sh) skip it.
   out += fmt::format("lane_flushes_longest_chains_ms={:.2f} lane_flushes_serial_ms={:.2f}\n", lane_path_ms_,
                      lane_serial_ms_);
-  return out;
+  return chains_.empty() ? out : out + "\n" + chains_;
 }
 
 }  // namespace plumb::cuda

@@ -4,11 +4,15 @@
 // are not used while timing. The table groups launches by kernel name and grid. For the flushes whose launches run
 // on lanes (a forward's layer as served; not the op timer's flushes of one op each) it also says how much of each
 // group's time lies on the longest chain the lanes allow (critical_path.h): the time those flushes take with their
-// lanes side by side, were each kernel as fast as it is alone.
+// lanes side by side, were each kernel as fast as it is alone. With chains on (PLUMB_CUDA_KERNEL_TIMES=2) the table is
+// followed by the launches of the first flush of each lane shape: those on its longest chain in order, then those
+// beside it.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <tuple>
 
@@ -18,7 +22,7 @@ class LaunchTape;
 
 class KernelTimer {
  public:
-  KernelTimer();
+  explicit KernelTimer(bool chains = false);
   ~KernelTimer();
   KernelTimer(const KernelTimer&) = delete;
   KernelTimer& operator=(const KernelTimer&) = delete;
@@ -40,6 +44,9 @@ class KernelTimer {
   };
   std::map<std::tuple<std::string, unsigned, unsigned, unsigned>, Sum> sums_;
   double lane_serial_ms_ = 0, lane_path_ms_ = 0;  // flushes with lanes: every launch, and each one's longest chain
+  bool chains_on_ = false;
+  std::set<uint64_t> shapes_listed_;  // lane flush shapes whose launches chains_ lists
+  std::string chains_;
 };
 
 }  // namespace plumb::cuda

@@ -167,9 +167,10 @@ struct LaunchQueue::Impl {
 };
 
 LaunchQueue::LaunchQueue(bool graphs) : impl_(std::make_unique<Impl>()), graphs_(graphs) {
+  // 1: every kernel timed; 2: also each lane shape's longest chain listed launch by launch.
   const char* times = std::getenv("PLUMB_CUDA_KERNEL_TIMES");
-  if (times && std::string_view(times) == "1") {
-    timer_ = std::make_unique<KernelTimer>();
+  if (times && (std::string_view(times) == "1" || std::string_view(times) == "2")) {
+    timer_ = std::make_unique<KernelTimer>(std::string_view(times) == "2");
     graphs_ = false;
   }
   impl_->dependent_launch = env_switch_on("PLUMB_CUDA_PDL");
