@@ -19,8 +19,6 @@ struct KernelTimer::Impl {
   }
 };
 
-KernelTimer::KernelTimer(bool chains) : impl_(std::make_unique<Impl>()), chains_on_(chains) {}
-
 namespace {
 
 // Two lines for one flush: its longest chain's launches in order, then the launches beside it (name and us each).
@@ -39,6 +37,9 @@ std::string chain_lines(const LaunchTape& tape, const std::vector<double>& times
 }
 
 }  // namespace
+
+KernelTimer::KernelTimer(bool chains) : impl_(std::make_unique<Impl>()), chains_on_(chains) {}
+
 KernelTimer::~KernelTimer() = default;
 
 void KernelTimer::run(LaunchTape& tape) {

@@ -4,8 +4,8 @@
 // are not used while timing. The table groups launches by kernel name and grid. For the flushes whose launches run
 // on lanes (a forward's layer as served; not the op timer's flushes of one op each) it also says how much of each
 // group's time lies on the longest chain the lanes allow (critical_path.h): the time those flushes take with their
-// lanes side by side, were each kernel as fast as it is alone. With chains on (PLUMB_CUDA_KERNEL_TIMES=2) the table is
-// followed by the launches of the first flush of each lane shape: those on its longest chain in order, then those
+// lanes side by side, were each kernel as fast as it is alone. With chains on (PLUMB_CUDA_KERNEL_TIMES=2) the table
+// is followed by the launches of the first flush of each lane shape: those on its longest chain in order, then those
 // beside it.
 #pragma once
 
