@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Session 20 call 2 (carry [".device"], timeout_s 595): next-rq-nq = next-rope-quant (30cd034, PLUMB_FUSED_ROPE_QUANT)
+# plus session 19's norm-quant (lost/norm-quant.patch, PLUMB_FUSED_NORM_QUANT: q_norm writes act_quant's codes, wq_b
+# reads them). Call 1 showed the CSA layer's two query branches even at one row (the indexer's 26.8 us of launches
+# against the query's 26.9), so only both fusions together can shorten that chain. Both switches on against both off,
+# and norm-quant alone (rope-quant off).
+# Built with: scripts/device-bundle-ab next-rq-nq -- test_dsv4_forward (main's test binary removed).
+set -uo pipefail
+export LD_LIBRARY_PATH=$PWD/.device/lib; SECONDS=0; B=.device/bin
+for f in $B/*.gz; do gunzip -f "$f"; done; chmod +x $B/*
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee $OUT/gpu.txt
+E=plumb-next-rq-nq; S=PLUMB_FUSED_ROPE_QUANT; N=PLUMB_FUSED_NORM_QUANT
+VARIANTS="$E $E@$S=0,$N=0 $E@$S=0"
+CONTRACTS="$E" LIGHT=1 KERNELS=0 AB="plumb $VARIANTS" bash tools/device/ab-builds.sh
+echo "t=$SECONDS"
+R=$(mktemp -d)
+echo "next-rq-nq CUDA tests: $(timeout -k 5 200 $B/test_dsv4_forward-next-rq-nq --gtest_filter='*cuda*:Cuda*' 2>&1 | grep -E '^\[  (PASSED|FAILED)' | tr '\n' ' ')" | tee $R/tests.txt
+$B/$E contract --backend cuda --only rms_norm_quant_cuda 2>&1 | tail -4 | tee -a $R/tests.txt
+cp $R/tests.txt $OUT/
+for sw in 1 0; do
+  env $S=$sw $N=$sw PLUMB_CUDA_KERNEL_TIMES=2 timeout -k 5 60 $B/$E synth --only layers --rows 1 --repeats 2 \
+    --config .device/csa-config.json > /tmp/kt-$sw.txt 2>&1
+  sed -n '/kernel (device time)/,$p' /tmp/kt-$sw.txt > $OUT/chains-csa-switch$sw.txt
+  echo "csa switch $sw: $(tail -1 $OUT/chains-csa-switch$sw.txt)"
+done
+echo "t=$SECONDS"
+cmd() { local e=""; [[ $1 == *@* ]] && e=${1#*@}; echo "env ${e//,/ } $B/${1%%@*}"; }
+read -r -a V <<< "$VARIANTS"
+for rep in $(seq 1 24); do
+  for i in $(seq 0 $((${#V[@]} - 1))); do v=${V[$(( (i + rep) % ${#V[@]} ))]}; t=${v//[@=,]/_}
+    timeout -k 5 60 $(cmd $v) synth --only layers --rows 1 4 16 --repeats 10 > $R/layers-$t-$rep.txt 2>&1
+    echo "$v rep $rep: $(grep -E '^43-layer round +1 slot, as drawn' $R/layers-$t-$rep.txt | awk '{printf "%s ", $(NF-3)}')| 4 slots $(grep -E '^43-layer round +4 slots, as drawn' $R/layers-$t-$rep.txt | awk '{print $(NF-3)}')"
+  done; echo "t=$SECONDS"; [[ $SECONDS -gt 540 ]] && break
+done | tee $R/rounds.txt
+python3 - $R/rounds.txt "$E" "$S" <<'PY' | tee $R/medians.txt
+import re, statistics as st, sys
+d = {}
+for line in open(sys.argv[1]):
+    m = re.match(r'(\S+) rep (\d+): ([\d.]+) ([\d.]+) ([\d.]+) \| 4 slots ([\d.]+)', line)
+    if m: d.setdefault(m.group(1), {})[int(m.group(2))] = [float(m.group(i)) for i in range(3, 7)]
+for k, v in d.items():
+    print(f"{k:40s} medians: " + "  ".join(f"{st.median(c):9.1f}" for c in zip(*v.values())) + f"   (1 / 4 / 16 rows | 4 slots; {len(v)} runs)")
+def wins(a, b):
+    reps = sorted(set(a) & set(b))
+    return [sum(a[r][c] < b[r][c] for r in reps) for c in range(4)], len(reps)
+E, S = sys.argv[2], sys.argv[3]
+off = f"{E}@{S}=0,PLUMB_FUSED_NORM_QUANT=0"
+for other in ("plumb", off, f"{E}@{S}=0"):
+    if E in d and other in d:
+        w, n = wins(d[E], d[other]); print(f"{E} won against {other}: {w} of {n}")
+if "plumb" in d and off in d:
+    w, n = wins(d[off], d["plumb"]); print(f"switch off won against main (the same arithmetic and order): {w} of {n}")
+PY
+tar -czf $OUT/call2-extra.tgz -C $R .; cp $R/rounds.txt $R/medians.txt $OUT/
+echo "t=$SECONDS"
