@@ -6,8 +6,8 @@
 # Each repetition runs `synth --only layers --rows 1 4 16 --repeats 10` once per variant. It stops after REPS
 # repetitions (default 24) or at the first repetition that ends more than STOP_AFTER seconds (default 500) after
 # the script started. Writes to $OUT (default /tmp/out): rounds.txt (a line a run: the round at 1 / 4 / 16 rows | 4 slots,
-# in us), medians.txt (each variant's medians, and how many repetitions the first variant won against each other),
-# alternate-runs.tgz (every run's output).
+# in us), medians.txt (tools/device/alternation_table.py: each variant's medians; the first variant against each
+# other one repetition by repetition: wins, median paired difference, sign test), alternate-runs.tgz (every run).
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.device/lib
 B=.device/bin OUT=${OUT:-/tmp/out} REPS=${REPS:-24} STOP_AFTER=${STOP_AFTER:-500}
@@ -25,26 +25,5 @@ for rep in $(seq 1 "$REPS"); do
   done
   echo "t=$SECONDS"; ((SECONDS > STOP_AFTER)) && break
 done | tee "$OUT/rounds.txt"
-python3 - "$OUT/rounds.txt" "${V[@]}" <<'PY' | tee "$OUT/medians.txt"
-import re, statistics as st, sys
-path, variants = sys.argv[1], sys.argv[2:]
-runs = {}  # variant -> repetition -> [1 row, 4 rows, 16 rows, 4 slots]
-for line in open(path):
-    m = re.match(r'(\S+) rep (\d+): ([\d.]+) ([\d.]+) ([\d.]+) \| 4 slots ([\d.]+)$', line.strip())
-    if m:
-        runs.setdefault(m.group(1), {})[int(m.group(2))] = [float(m.group(i)) for i in range(3, 7)]
-print(f"{'variant':50s} {'1 row':>9s} {'4 rows':>9s} {'16 rows':>9s} {'4 slots':>9s}  runs")
-for v in variants:
-    r = runs.get(v, {})
-    if r:
-        print(f"{v:50s} " + " ".join(f"{st.median(c):9.1f}" for c in zip(*r.values())) + f"  {len(r)}")
-    else:
-        print(f"{v:50s} no complete run")
-first = runs.get(variants[0], {})
-for other in variants[1:]:
-    o = runs.get(other, {})
-    reps = sorted(set(first) & set(o))
-    wins = [sum(first[k][c] < o[k][c] for k in reps) for c in range(4)]
-    print(f"{variants[0]} faster than {other}: {' / '.join(map(str, wins))} of {len(reps)}")
-PY
+python3 tools/device/alternation_table.py "$OUT/rounds.txt" "${V[@]}" | tee "$OUT/medians.txt"
 tar -czf "$OUT/alternate-runs.tgz" -C "$R" . && rm -rf "$R"
