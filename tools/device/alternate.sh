@@ -5,9 +5,10 @@
 #   tools/device/alternate.sh plumb-next-x plumb-next-x@PLUMB_X=0 plumb-next-x@PLUMB_X=0,PLUMB_Y=0
 # Each repetition runs `synth --only layers --rows 1 4 16 --repeats 10` once per variant. It stops after REPS
 # repetitions (default 24) or at the first repetition that ends more than STOP_AFTER seconds (default 500) after
-# the script started. Writes to $OUT (default /tmp/out): rounds.txt (a line a run: the round at 1 / 4 / 16 rows | 4 slots,
-# in us), medians.txt (tools/device/alternation_table.py: each variant's medians; the first variant against each
-# other one repetition by repetition: wins, median paired difference, sign test), alternate-runs.tgz (every run).
+# the script started. Writes to $OUT (default /tmp/out): rounds.txt (a line a run: the round at 1 / 4 / 16 rows |
+# 4 slots, in us), medians.txt (tools/device/alternation_table.py: each variant's medians; the first variant against
+# each other one repetition by repetition: wins, median paired difference, sign test), alternate-runs.tgz (every
+# run's output).
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.device/lib
 B=.device/bin OUT=${OUT:-/tmp/out} REPS=${REPS:-24} STOP_AFTER=${STOP_AFTER:-500}
