@@ -43,7 +43,7 @@ def sign_test_p(wins, n):
 
 def main(argv):
     if len(argv) < 2:
-        print(__doc__.strip().splitlines()[-2].strip(), file=sys.stderr)
+        print(__doc__.strip(), file=sys.stderr)
         return 2
     runs, order = read_runs(argv[1])
     variants = argv[2:] or order
