@@ -148,8 +148,9 @@ __device__ __forceinline__ BlockScales block_scales(uint32_t sg, uint32_t sg8, i
   return s;
 }
 
-// Promotes one 32-block's MMA sums: acc += block * s_act * s_weight.
-template <int NT, bool NO_C>
+// Promotes one 32-block's MMA sums: acc += block * s_act * s_weight. EVEN: the odd columns hold no pair, so
+// their sums are not promoted.
+template <int NT, bool NO_C, bool EVEN>
 __device__ __forceinline__ void fp4_block(float (&acc)[NT][4], uint32_t wg, uint32_t wg8, float sw_g, float sw_g8,
                                           int j, const uint2 (&b)[NT][4], const float (&sa)[NT][2]) {
   const uint32_t a0 = e2m1_low_nibbles_to_e4m3(wg), a2 = e2m1_high_nibbles_to_e4m3(wg);
@@ -163,7 +164,8 @@ __device__ __forceinline__ void fp4_block(float (&acc)[NT][4], uint32_t wg, uint
       mma_e4m3_16x8x32(d, a0, a1, a2, a3, b[nt][j].x, b[nt][j].y);
     }
 #pragma unroll
-    for (int jj = 0; jj < 4; ++jj) acc[nt][jj] = fmaf(d[jj] * sa[nt][jj & 1], jj < 2 ? sw_g : sw_g8, acc[nt][jj]);
+    for (int jj = 0; jj < 4; ++jj)
+      if (!EVEN || (jj & 1) == 0) acc[nt][jj] = fmaf(d[jj] * sa[nt][jj & 1], jj < 2 ? sw_g : sw_g8, acc[nt][jj]);
   }
 }
 
@@ -178,6 +180,13 @@ __device__ __forceinline__ uint16_t epilogue(const PassArgs& a, bool two, float 
     up = up > a.limit ? a.limit : (up < -a.limit ? -a.limit : up);
   }
   return float_to_bf16_bits(gate / (1.0f + expf(-gate)) * up * a.weights[pair]);
+}
+
+// The list entry of a pass's column; none from end on (EVEN: the pass's four pairs sit in the even columns).
+template <bool EVEN>
+__device__ __forceinline__ int32_t column_entry(int32_t end, int32_t pbase, int column) {
+  if constexpr (EVEN) return (column & 1) ? end : pbase + column / 2;
+  return pbase + column;
 }
 
 // The two warps of a K-split pair (warps 2p and 2p + 1 of a block) wait for each other at barrier 1 + p (named
@@ -200,8 +209,12 @@ static_assert(kWarpsPerBlock == 4, "split_pair_barrier names one barrier for eac
 // in ascending split order.
 // The 8-row variant is held to 128 registers (four 128-thread blocks per SM instead of three for gate/up at 163;
 // ptxas spills a few dozen bytes): 16 rows routed apart 824 -> 752 us, one row unchanged (H200).
-template <int NT, bool TWO, bool NO_C>
+// EVEN (8-row passes of launches with at most four rows): a pass takes four pairs, in the MMA's even columns, so
+// each lane promotes two sums a block, not four. A column's sums do not depend on the other columns, so the bits
+// are the same.
+template <int NT, bool TWO, bool NO_C, bool EVEN>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_pass_kernel(PassArgs a) {
+  static_assert(!EVEN || NT == 1, "even columns are an 8-row pass's");
   kernel_prologue();
   const int warp_id = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x) / 32;  // 32-bit: no 64-bit divisions
   const int tiles = int(a.tiles), splits = int(a.splits);
@@ -226,16 +239,16 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_
   const int pair_in_block = int(threadIdx.x / 64);
   __shared__ float handed[kWarpsPerBlock / 2][TWO ? 2 : 1][NT][4][32];
 
-  for (int32_t pbase = begin; pbase < end; pbase += NT * 8) {
+  for (int32_t pbase = begin; pbase < end; pbase += EVEN ? 4 : NT * 8) {
     int64_t brow[NT], crow[NT][2];  // input rows of this lane's B fragment and of its accumulator columns
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt) {
-      const int32_t q = a.control == control_first_row ? pbase : pbase + nt * 8 + g;
+      const int32_t q = a.control == control_first_row ? pbase : column_entry<EVEN>(end, pbase, nt * 8 + g);
       const int32_t p = q < end ? a.ws.list[q] : -1;
       brow[nt] = p < 0 ? -1 : a.by_row ? p / a.top_k : p;
 #pragma unroll
       for (int c = 0; c < 2; ++c) {
-        const int32_t qc = pbase + nt * 8 + 2 * t + c;
+        const int32_t qc = column_entry<EVEN>(end, pbase, nt * 8 + 2 * t + c);
         const int32_t pc = qc < end ? a.ws.list[qc] : -1;
         crow[nt][c] = pc < 0 ? -1 : a.by_row ? pc / a.top_k : pc;
       }
@@ -288,11 +301,11 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_
       if (TWO) sw3 = block_scales(st.s3g, st.s3g8, a.control);
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        fp4_block<NT, NO_C>(acc1, word_of(st.w1a, st.w1b, 2 * j), word_of(st.w1a, st.w1b, 2 * j + 1), sw1.g[j], sw1.g8[j],
-                      j, st.b, st.sa);
+        fp4_block<NT, NO_C, EVEN>(acc1, word_of(st.w1a, st.w1b, 2 * j), word_of(st.w1a, st.w1b, 2 * j + 1), sw1.g[j],
+                                  sw1.g8[j], j, st.b, st.sa);
         if (TWO)
-          fp4_block<NT, NO_C>(acc3, word_of(st.w3a, st.w3b, 2 * j), word_of(st.w3a, st.w3b, 2 * j + 1), sw3.g[j],
-                        sw3.g8[j], j, st.b, st.sa);
+          fp4_block<NT, NO_C, EVEN>(acc3, word_of(st.w3a, st.w3b, 2 * j), word_of(st.w3a, st.w3b, 2 * j + 1), sw3.g[j],
+                                    sw3.g8[j], j, st.b, st.sa);
       }
     };
     Step even{}, odd{};
@@ -312,6 +325,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_
         for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
           for (int jj = 0; jj < 4; ++jj) {
+            if (EVEN && (jj & 1)) continue;
             mine[0][nt][jj][lane] = acc1[nt][jj];
             if (TWO) mine[TWO ? 1 : 0][nt][jj][lane] = acc3[nt][jj];
           }
@@ -322,7 +336,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_
         for (int nt = 0; nt < NT; ++nt) {
 #pragma unroll
           for (int jj = 0; jj < 4; ++jj) {
-            const int32_t q = pbase + nt * 8 + 2 * t + (jj & 1);
+            const int32_t q = column_entry<EVEN>(end, pbase, nt * 8 + 2 * t + (jj & 1));
             if (q >= end) continue;
             const int32_t pair = a.ws.list[q];
             const int64_t feature = tile * 16 + (jj < 2 ? g : g + 8);
@@ -339,7 +353,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_
     for (int nt = 0; nt < NT; ++nt) {
 #pragma unroll
       for (int jj = 0; jj < 4; ++jj) {
-        const int32_t q = pbase + nt * 8 + 2 * t + (jj & 1);
+        const int32_t q = column_entry<EVEN>(end, pbase, nt * 8 + 2 * t + (jj & 1));
         if (q >= end) continue;
         const int32_t pair = a.ws.list[q];
         const int64_t feature = tile * 16 + (jj < 2 ? g : g + 8);
@@ -386,18 +400,30 @@ bool no_c_enabled() {
 
 // The gate/up pass without the zero C's adds; the down pass keeps the emulation (session 12's experts-f16 wrote
 // both passes' MMAs out and lost 1.1 us in the down pass).
-template <int NT, bool TWO>
+template <int NT, bool TWO, bool EVEN = false>
 auto pass_kernel() {
   if constexpr (TWO) {
-    if (no_c_enabled()) return experts_pass_kernel<NT, TWO, true>;
+    if (no_c_enabled()) return experts_pass_kernel<NT, TWO, true, EVEN>;
   }
-  return experts_pass_kernel<NT, TWO, false>;
+  return experts_pass_kernel<NT, TWO, false, EVEN>;
 }
 
+// PLUMB_EXPERTS_EVEN=0 keeps eight pairs a pass at one to four rows (an A/B switch; same bits).
+bool even_enabled() {
+  static const bool on = env_switch_on("PLUMB_EXPERTS_EVEN");
+  return on;
+}
+
+// even: 8-row passes of a launch with at most four rows (an expert's pairs are then at most four, but the kernel
+// loops over passes of four either way).
 template <bool TWO>
-void launch_pass(const PassArgs& a, int64_t max_active, int rows_per_pass, Stream s) {
+void launch_pass(const PassArgs& a, int64_t max_active, int rows_per_pass, Stream s, bool even = false) {
   const int64_t warps = max_active * a.tiles * a.splits;
   const unsigned blocks = unsigned((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
+  if (even && rows_per_pass == 8) {
+    launch(s, "experts_pass", pass_kernel<1, TWO, true>(), dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a);
+    return;
+  }
   switch (rows_per_pass) {
     case 8: launch(s, "experts_pass", pass_kernel<1, TWO>(), dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
     case 16: launch(s, "experts_pass", pass_kernel<2, TWO>(), dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
@@ -450,6 +476,7 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   // Split: 90 us on the same 6, 468 routed apart (call 2); the 8-row launch's grid, sized for every expert and
   // exiting at once on the same 6, still costs what passes of 16 for all did not.
   const bool by_size = rows_per_pass == 0 && rows > 8 && by_size_enabled();
+  const bool even = rows <= 4 && even_enabled();
   if (rows_per_pass == 0) rows_per_pass = rows <= 16 ? 8 : 16;
   const int64_t max_active = std::min<int64_t>(w.experts, pairs);
   const int control = kernels::planted(kFirstRow)     ? control_first_row
@@ -485,7 +512,7 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   if (by_size) {
     launch_pass_by_size<true>(up, max_active, pairs, stream);
   } else {
-    launch_pass<true>(up, max_active, rows_per_pass, stream);
+    launch_pass<true>(up, max_active, rows_per_pass, stream, even);
   }
   act_quant_e4m3(ws.h, pairs, w.inter, ws.hq, ws.hs, stream);
 
@@ -505,7 +532,7 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   if (by_size) {
     launch_pass_by_size<false>(down, max_active, pairs, stream);
   } else {
-    launch_pass<false>(down, max_active, rows_per_pass, stream);
+    launch_pass<false>(down, max_active, rows_per_pass, stream, even);
   }
 
   if (io.before_combine) io.before_combine();
