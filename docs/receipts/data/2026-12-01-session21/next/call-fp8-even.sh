@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Prepared in session 21, not run (carry [".device"], timeout_s 560): next-fp8-even (next/fp8-even.patch): the FP8
-# two-launch kernel's MMAs written out as the emulation's steps (PLUMB_FP8_WRITTEN), and at one to four rows in the
-# MMA's even columns (PLUMB_FP8_EVEN), against its switches off (main's kernels: ptx_diff --registers). Code size
-# (tools/kernel_sizes.py): the one-row block-sum kernel 1672 -> 1288 -> 944 instructions.
+# two-launch and one-launch kernels' MMAs written out as the emulation's steps (PLUMB_FP8_WRITTEN), and the
+# two-launch kernel at one to four rows in the MMA's even columns (PLUMB_FP8_EVEN), against its switches off (main's
+# kernels: ptx_diff --registers). Code size (tools/kernel_sizes.py): the one-row block-sum kernel 1672 -> 1288 -> 944
+# instructions, the one-launch kernel 1824 -> 1456, the shared expert's fused pair 3480 -> 2704.
 # Build: git checkout -b next-fp8-even main && git am docs/receipts/data/2026-12-01-session21/next/fp8-even.patch,
 # back on main: scripts/device-bundle-ab next-fp8-even -- test_dsv4_forward (remove main's test binary).
 # Answers: bits against main at chunk 1 and 16 with every switch value; the FP8 contract entry (gate 3 holds a row
@@ -25,7 +26,7 @@ echo "t=$SECONDS"
 for v in "$S=1" "$S=0" "$S=0 $S2=0"; do t=$(echo "$v" | tr ' =' '_-')
   env $v PLUMB_CUDA_KERNEL_TIMES=1 timeout -k 5 60 $B/$E synth --only layers --rows 1 --repeats 4 > /tmp/kt.txt 2>&1
   sed -n '/kernel (device time)/,$p' /tmp/kt.txt > "$R/kernel-times-$t.txt"
-  echo "$v: $(grep -E '^fp8_linear ' "$R/kernel-times-$t.txt" | awk '{printf "%s %s us; ", $2, $5}')"
+  echo "$v: $(grep -E '^fp8_linear' "$R/kernel-times-$t.txt" | awk '{printf "%s %s %s us; ", $1, $2, $5}')"
   env $v timeout -k 5 90 $B/$E synth --only kernels > "$R/kernels-$t.txt" 2>&1
   grep -E "^fp8 rows +(wq_b|wo_b)" "$R/kernels-$t.txt"
 done | tee $R/kernel-timer.txt
