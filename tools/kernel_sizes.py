@@ -97,6 +97,8 @@ def main():
     p.add_argument("--match", default="", help="only kernels whose short name matches this regex")
     p.add_argument("--build", default=os.path.join(ROOT, "build-gpu"))
     a = p.parse_args()
+    if a.against and not a.rev:
+        p.error("--against names the other side of --rev; give --rev too")
     try:
         commands = ptx_diff.compile_commands(a.build)
     except (OSError, subprocess.CalledProcessError):
