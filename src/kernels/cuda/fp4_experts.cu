@@ -212,8 +212,11 @@ static_assert(kWarpsPerBlock == 4, "split_pair_barrier names one barrier for eac
 // EVEN (8-row passes of launches with at most four rows): a pass takes four pairs, in the MMA's even columns, so
 // each lane promotes two sums a block, not four. A column's sums do not depend on the other columns, so the bits
 // are the same.
-template <int NT, bool TWO, bool NO_C, bool EVEN>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32, NT == 1 ? 4 : 1) experts_pass_kernel(PassArgs a) {
+// MIN_BLOCKS: the blocks a multiprocessor must hold (the register budget). The 16-row variant at 3 (168 registers):
+// 12 warps a multiprocessor, so 16 rows on the same six experts (1536 warps a pass) run in one wave, where at up to
+// 254 registers two blocks fit and the pass took 1.45 waves.
+template <int NT, bool TWO, bool NO_C, bool EVEN, int MIN_BLOCKS>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, MIN_BLOCKS) experts_pass_kernel(PassArgs a) {
   static_assert(!EVEN || NT == 1, "even columns are an 8-row pass's");
   kernel_prologue();
   const int warp_id = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x) / 32;  // 32-bit: no 64-bit divisions
@@ -400,12 +403,30 @@ bool no_c_enabled() {
 
 // The gate/up pass without the zero C's adds; the down pass keeps the emulation (session 12's experts-f16 wrote
 // both passes' MMAs out and lost 1.1 us in the down pass).
+// PLUMB_EXPERTS_NT2_BOUND=0 lets the 16-row passes take up to 255 registers, two blocks a multiprocessor (an A/B
+// switch; same bits).
+bool nt2_bound_enabled() {
+  static const bool on = env_switch_on("PLUMB_EXPERTS_NT2_BOUND");
+  return on;
+}
+
+template <int NT, bool TWO, bool EVEN, int MIN_BLOCKS>
+auto pass_kernel_bounded() {
+  if constexpr (TWO) {
+    if (no_c_enabled()) return experts_pass_kernel<NT, TWO, true, EVEN, MIN_BLOCKS>;
+  }
+  return experts_pass_kernel<NT, TWO, false, EVEN, MIN_BLOCKS>;
+}
+
 template <int NT, bool TWO, bool EVEN = false>
 auto pass_kernel() {
-  if constexpr (TWO) {
-    if (no_c_enabled()) return experts_pass_kernel<NT, TWO, true, EVEN>;
+  if constexpr (NT == 1) {
+    return pass_kernel_bounded<NT, TWO, EVEN, 4>();
+  } else if constexpr (NT == 2) {
+    return nt2_bound_enabled() ? pass_kernel_bounded<NT, TWO, EVEN, 3>() : pass_kernel_bounded<NT, TWO, EVEN, 1>();
+  } else {
+    return pass_kernel_bounded<NT, TWO, EVEN, 1>();
   }
-  return experts_pass_kernel<NT, TWO, false, EVEN>;
 }
 
 // PLUMB_EXPERTS_EVEN=0 keeps eight pairs a pass at one to four rows (an A/B switch; same bits).
