@@ -82,16 +82,21 @@ __device__ __forceinline__ uint32_t word_of(const uint4& a, const uint4& b, int 
 
 // From 9 rows on, a pass launch serves either the experts with at most 8 pairs (in 8-row passes) or those with more
 // (in 16-row passes, each 32-wide weight group decoded once for 16 rows); rows alone or forced pass sizes take all.
-enum ExpertsTaken : int { take_all = 0, take_small = 1, take_large = 2 };
+// With tiers (launch_pass_tiers, from 5 rows on), the experts with at most 4 pairs go to 8-row passes in the even
+// columns (take_few) and those with 5 to 8 to plain 8-row passes (take_some).
+enum ExpertsTaken : int { take_all = 0, take_small = 1, take_large = 2, take_few = 3, take_some = 4 };
 constexpr int32_t kSmallExpertPairs = 8;
+constexpr int32_t kFewExpertPairs = 4;  // an even-columns pass's pairs
 
-// The active slot of the launch's `index`-th expert with more than kSmallExpertPairs pairs, or -1 (warp-uniform).
-__device__ __forceinline__ int64_t nth_large_slot(const int32_t* offsets, int32_t n_active, int index) {
+// The active slot of the launch's `index`-th expert with more than `above` pairs and at most `upto`, or -1
+// (warp-uniform).
+__device__ __forceinline__ int64_t nth_slot_sized(const int32_t* offsets, int32_t n_active, int index, int32_t above,
+                                                  int32_t upto) {
   const int lane = int(threadIdx.x % 32);
   for (int base = 0; base < n_active; base += 32) {
     const int s = base + lane;
-    const bool large = s < n_active && offsets[s + 1] - offsets[s] > kSmallExpertPairs;
-    const unsigned mask = __ballot_sync(0xffffffffu, large);
+    const int32_t n = s < n_active ? offsets[s + 1] - offsets[s] : 0;
+    const unsigned mask = __ballot_sync(0xffffffffu, n > above && n <= upto);
     const int count = __popc(mask);
     if (index < count) return base + __fns(mask, 0, index + 1);
     index -= count;
@@ -224,10 +229,15 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, MIN_BLOCKS) experts_pass_
   const int64_t tile = (warp_id / splits) % tiles;
   const int64_t split = warp_id % splits;
   int64_t slot = warp_id / (tiles * splits);
-  if (a.experts_taken == take_large) slot = nth_large_slot(a.ws.offsets, *a.ws.n_active, int(slot));
+  if (a.experts_taken == take_large) {
+    slot = nth_slot_sized(a.ws.offsets, *a.ws.n_active, int(slot), kSmallExpertPairs, INT32_MAX);
+  } else if (a.experts_taken == take_some) {
+    slot = nth_slot_sized(a.ws.offsets, *a.ws.n_active, int(slot), kFewExpertPairs, kSmallExpertPairs);
+  }
   if (slot < 0 || slot >= *a.ws.n_active) return;
   const int32_t begin = a.ws.offsets[slot], end = a.ws.offsets[slot + 1];
   if (a.experts_taken == take_small && end - begin > kSmallExpertPairs) return;
+  if (a.experts_taken == take_few && end - begin > kFewExpertPairs) return;
   const int32_t expert = a.ws.active[slot];
   const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
   const int64_t supers = a.k / 128, per_split = supers / a.splits;
@@ -463,6 +473,27 @@ void launch_pass_by_size(PassArgs a, int64_t max_active, int64_t pairs, Stream s
   launch_pass<TWO>(a, std::min(max_active, pairs / (kSmallExpertPairs + 1)), 16, s);
 }
 
+// From 5 rows on: the experts with at most 4 pairs in 8-row passes in the even columns (a grid for every expert),
+// those with 5 to 8 in plain 8-row passes (at most pairs / 5 of them), and from 9 rows on those with more in 16-row
+// passes (at most pairs / 9). Rows routed apart leave most experts with one or two pairs.
+template <bool TWO>
+void launch_pass_tiers(PassArgs a, int64_t max_active, int64_t pairs, int64_t rows, Stream s) {
+  a.experts_taken = take_few;
+  launch_pass<TWO>(a, max_active, 8, s, true);
+  a.experts_taken = take_some;
+  launch_pass<TWO>(a, std::min(max_active, pairs / (kFewExpertPairs + 1)), 8, s);
+  if (rows <= kSmallExpertPairs) return;
+  a.experts_taken = take_large;
+  launch_pass<TWO>(a, std::min(max_active, pairs / (kSmallExpertPairs + 1)), 16, s);
+}
+
+// PLUMB_EXPERTS_TIERS=0 keeps launch_pass_by_size from 9 rows and one 8-row launch at 5-8 (an A/B switch; same
+// bits).
+bool tiers_enabled() {
+  static const bool on = env_switch_on("PLUMB_EXPERTS_TIERS");
+  return on;
+}
+
 // PLUMB_EXPERTS_BY_SIZE=0 keeps one launch of a pass size for every expert (an A/B switch; same bits).
 bool by_size_enabled() {
   static const bool on = env_switch_on("PLUMB_EXPERTS_BY_SIZE");
@@ -496,8 +527,9 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   // (474 -> 746 us) and passes of 8 for every expert at 16 rows on the same 6 (80 -> 97 us; H200, session 13 call 1).
   // Split: 90 us on the same 6, 468 routed apart (call 2); the 8-row launch's grid, sized for every expert and
   // exiting at once on the same 6, still costs what passes of 16 for all did not.
-  const bool by_size = rows_per_pass == 0 && rows > 8 && by_size_enabled();
   const bool even = rows <= 4 && even_enabled();
+  const bool tiers = rows_per_pass == 0 && !even && rows > kFewExpertPairs && even_enabled() && tiers_enabled();
+  const bool by_size = rows_per_pass == 0 && rows > 8 && by_size_enabled();
   if (rows_per_pass == 0) rows_per_pass = rows <= 16 ? 8 : 16;
   const int64_t max_active = std::min<int64_t>(w.experts, pairs);
   const int control = kernels::planted(kFirstRow)     ? control_first_row
@@ -530,7 +562,9 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   up.limit = limit;
   up.out = ws.h;
   up.control = control;
-  if (by_size) {
+  if (tiers) {
+    launch_pass_tiers<true>(up, max_active, pairs, rows, stream);
+  } else if (by_size) {
     launch_pass_by_size<true>(up, max_active, pairs, stream);
   } else {
     launch_pass<true>(up, max_active, rows_per_pass, stream, even);
@@ -550,7 +584,9 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   down.xs = ws.hs;
   down.by_row = false;
   down.out = ws.o;
-  if (by_size) {
+  if (tiers) {
+    launch_pass_tiers<false>(down, max_active, pairs, rows, stream);
+  } else if (by_size) {
     launch_pass_by_size<false>(down, max_active, pairs, stream);
   } else {
     launch_pass<false>(down, max_active, rows_per_pass, stream, even);
