@@ -220,25 +220,11 @@ static_assert(kWarpsPerBlock == 4, "split_pair_barrier names one barrier for eac
 // MIN_BLOCKS: the blocks a multiprocessor must hold (the register budget). The 16-row variant at 3 (168 registers):
 // 12 warps a multiprocessor, so 16 rows on the same six experts (1536 warps a pass) run in one wave, where at up to
 // 254 registers two blocks fit and the pass took 1.45 waves.
-template <int NT, bool TWO, bool NO_C, bool EVEN, int MIN_BLOCKS>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32, MIN_BLOCKS) experts_pass_kernel(PassArgs a) {
-  static_assert(!EVEN || NT == 1, "even columns are an 8-row pass's");
-  kernel_prologue();
-  const int warp_id = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x) / 32;  // 32-bit: no 64-bit divisions
-  const int tiles = int(a.tiles), splits = int(a.splits);
-  const int64_t tile = (warp_id / splits) % tiles;
-  const int64_t split = warp_id % splits;
-  int64_t slot = warp_id / (tiles * splits);
-  if (a.experts_taken == take_large) {
-    slot = nth_slot_sized(a.ws.offsets, *a.ws.n_active, int(slot), kSmallExpertPairs, INT32_MAX);
-  } else if (a.experts_taken == take_some) {
-    slot = nth_slot_sized(a.ws.offsets, *a.ws.n_active, int(slot), kFewExpertPairs, kSmallExpertPairs);
-  }
-  if (slot < 0 || slot >= *a.ws.n_active) return;
-  const int32_t begin = a.ws.offsets[slot], end = a.ws.offsets[slot + 1];
-  if (a.experts_taken == take_small && end - begin > kSmallExpertPairs) return;
-  if (a.experts_taken == take_few && end - begin > kFewExpertPairs) return;
-  const int32_t expert = a.ws.active[slot];
+// The passes of one warp's (active expert, tile, split) over the expert's pairs begin..end (experts_pass_kernel).
+template <int NT, bool TWO, bool NO_C, bool EVEN>
+__device__ __forceinline__ void expert_passes(const PassArgs& a, int64_t tile, int64_t split, int32_t begin,
+                                              int32_t end, int32_t expert) {
+  const int splits = int(a.splits);
   const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
   const int64_t supers = a.k / 128, per_split = supers / a.splits;
   const int64_t sb0 = split * per_split, sb1 = sb0 + per_split;
@@ -404,6 +390,35 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, MIN_BLOCKS) experts_pass_
   if (lane == 0) *counter = 0u;
 }
 
+template <int NT, bool TWO, bool NO_C, bool EVEN, int MIN_BLOCKS, bool ADAPT = false>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, MIN_BLOCKS) experts_pass_kernel(PassArgs a) {
+  static_assert(!EVEN || NT == 1, "even columns are an 8-row pass's");
+  static_assert(!ADAPT || (NT == 1 && !EVEN), "an adaptive pass is a plain 8-row pass's");
+  kernel_prologue();
+  const int warp_id = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x) / 32;  // 32-bit: no 64-bit divisions
+  const int tiles = int(a.tiles), splits = int(a.splits);
+  const int64_t tile = (warp_id / splits) % tiles;
+  const int64_t split = warp_id % splits;
+  int64_t slot = warp_id / (tiles * splits);
+  if (a.experts_taken == take_large) {
+    slot = nth_slot_sized(a.ws.offsets, *a.ws.n_active, int(slot), kSmallExpertPairs, INT32_MAX);
+  } else if (a.experts_taken == take_some) {
+    slot = nth_slot_sized(a.ws.offsets, *a.ws.n_active, int(slot), kFewExpertPairs, kSmallExpertPairs);
+  }
+  if (slot < 0 || slot >= *a.ws.n_active) return;
+  const int32_t begin = a.ws.offsets[slot], end = a.ws.offsets[slot + 1];
+  if (a.experts_taken == take_small && end - begin > kSmallExpertPairs) return;
+  if (a.experts_taken == take_few && end - begin > kFewExpertPairs) return;
+  const int32_t expert = a.ws.active[slot];
+  if constexpr (ADAPT) {
+    if (end - begin <= kFewExpertPairs) {
+      expert_passes<NT, TWO, NO_C, true>(a, tile, split, begin, end, expert);
+      return;
+    }
+  }
+  expert_passes<NT, TWO, NO_C, EVEN>(a, tile, split, begin, end, expert);
+}
+
 // PLUMB_EXPERTS_NO_C=0 runs the gate/up pass's MMAs through the compiler's emulation with its add of a zero C (an
 // A/B switch; same bits).
 bool no_c_enabled() {
@@ -420,18 +435,18 @@ bool nt2_bound_enabled() {
   return on;
 }
 
-template <int NT, bool TWO, bool EVEN, int MIN_BLOCKS>
+template <int NT, bool TWO, bool EVEN, int MIN_BLOCKS, bool ADAPT = false>
 auto pass_kernel_bounded() {
   if constexpr (TWO) {
-    if (no_c_enabled()) return experts_pass_kernel<NT, TWO, true, EVEN, MIN_BLOCKS>;
+    if (no_c_enabled()) return experts_pass_kernel<NT, TWO, true, EVEN, MIN_BLOCKS, ADAPT>;
   }
-  return experts_pass_kernel<NT, TWO, false, EVEN, MIN_BLOCKS>;
+  return experts_pass_kernel<NT, TWO, false, EVEN, MIN_BLOCKS, ADAPT>;
 }
 
-template <int NT, bool TWO, bool EVEN = false>
+template <int NT, bool TWO, bool EVEN = false, bool ADAPT = false>
 auto pass_kernel() {
   if constexpr (NT == 1) {
-    return pass_kernel_bounded<NT, TWO, EVEN, 4>();
+    return pass_kernel_bounded<NT, TWO, EVEN, 4, ADAPT>();
   } else if constexpr (NT == 2) {
     return nt2_bound_enabled() ? pass_kernel_bounded<NT, TWO, EVEN, 3>() : pass_kernel_bounded<NT, TWO, EVEN, 1>();
   } else {
@@ -445,14 +460,27 @@ bool even_enabled() {
   return on;
 }
 
+// PLUMB_EXPERTS_ADAPT=0 keeps plain 8-row passes for every expert of a launch of 5 rows or more, where tiers are
+// off (an A/B switch; same bits).
+bool adapt_enabled() {
+  static const bool on = env_switch_on("PLUMB_EXPERTS_ADAPT");
+  return on;
+}
+
 // even: 8-row passes of a launch with at most four rows (an expert's pairs are then at most four, but the kernel
-// loops over passes of four either way).
+// loops over passes of four either way). adapt: 8-row passes that take the even columns for an expert with at most
+// four pairs (one kernel holding both bodies, no launch a size of expert).
 template <bool TWO>
-void launch_pass(const PassArgs& a, int64_t max_active, int rows_per_pass, Stream s, bool even = false) {
+void launch_pass(const PassArgs& a, int64_t max_active, int rows_per_pass, Stream s, bool even = false,
+                 bool adapt = false) {
   const int64_t warps = max_active * a.tiles * a.splits;
   const unsigned blocks = unsigned((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
   if (even && rows_per_pass == 8) {
     launch(s, "experts_pass", pass_kernel<1, TWO, true>(), dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a);
+    return;
+  }
+  if (adapt && rows_per_pass == 8) {
+    launch(s, "experts_pass", pass_kernel<1, TWO, false, true>(), dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a);
     return;
   }
   switch (rows_per_pass) {
@@ -466,9 +494,9 @@ void launch_pass(const PassArgs& a, int64_t max_active, int rows_per_pass, Strea
 // A pass at 9 rows or more: experts with up to 8 pairs in 8-row passes, then those with more in 16-row passes (at
 // most pairs / 9 of them, so the second grid is small).
 template <bool TWO>
-void launch_pass_by_size(PassArgs a, int64_t max_active, int64_t pairs, Stream s) {
+void launch_pass_by_size(PassArgs a, int64_t max_active, int64_t pairs, Stream s, bool adapt) {
   a.experts_taken = take_small;
-  launch_pass<TWO>(a, max_active, 8, s);
+  launch_pass<TWO>(a, max_active, 8, s, false, adapt);
   a.experts_taken = take_large;
   launch_pass<TWO>(a, std::min(max_active, pairs / (kSmallExpertPairs + 1)), 16, s);
 }
@@ -530,6 +558,7 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   const bool even = rows <= 4 && even_enabled();
   const bool tiers = rows_per_pass == 0 && !even && rows > kFewExpertPairs && even_enabled() && tiers_enabled();
   const bool by_size = rows_per_pass == 0 && rows > 8 && by_size_enabled();
+  const bool adapt = rows_per_pass == 0 && !even && !tiers && even_enabled() && adapt_enabled();
   if (rows_per_pass == 0) rows_per_pass = rows <= 16 ? 8 : 16;
   const int64_t max_active = std::min<int64_t>(w.experts, pairs);
   const int control = kernels::planted(kFirstRow)     ? control_first_row
@@ -565,9 +594,9 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   if (tiers) {
     launch_pass_tiers<true>(up, max_active, pairs, rows, stream);
   } else if (by_size) {
-    launch_pass_by_size<true>(up, max_active, pairs, stream);
+    launch_pass_by_size<true>(up, max_active, pairs, stream, adapt);
   } else {
-    launch_pass<true>(up, max_active, rows_per_pass, stream, even);
+    launch_pass<true>(up, max_active, rows_per_pass, stream, even, adapt);
   }
   act_quant_e4m3(ws.h, pairs, w.inter, ws.hq, ws.hs, stream);
 
@@ -587,9 +616,9 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   if (tiers) {
     launch_pass_tiers<false>(down, max_active, pairs, rows, stream);
   } else if (by_size) {
-    launch_pass_by_size<false>(down, max_active, pairs, stream);
+    launch_pass_by_size<false>(down, max_active, pairs, stream, adapt);
   } else {
-    launch_pass<false>(down, max_active, rows_per_pass, stream, even);
+    launch_pass<false>(down, max_active, rows_per_pass, stream, even, adapt);
   }
 
   if (io.before_combine) io.before_combine();
