@@ -212,15 +212,6 @@ static_assert(kWarpsPerBlock == 4, "split_pair_barrier names one barrier for eac
 // arrival atomic, the last warp's re-read of the partials) held 13% of the gate/up pass's stall samples at one row
 // (ncu, session 12 call 5). With other split counts, the last warp of a (expert, tile) to finish sums the partials
 // in ascending split order.
-// The 8-row variant is held to 128 registers (four 128-thread blocks per SM instead of three for gate/up at 163;
-// ptxas spills a few dozen bytes): 16 rows routed apart 824 -> 752 us, one row unchanged (H200).
-// EVEN (8-row passes of launches with at most four rows): a pass takes four pairs, in the MMA's even columns, so
-// each lane promotes two sums a block, not four. A column's sums do not depend on the other columns, so the bits
-// are the same.
-// MIN_BLOCKS: the blocks a multiprocessor must hold (the register budget). The 16-row variant at 3 (168 registers):
-// 12 warps a multiprocessor, so 16 rows on the same six experts (1536 warps a pass) run in one wave, where at up to
-// 254 registers two blocks fit and the pass took 1.45 waves.
-// The passes of one warp's (active expert, tile, split) over the expert's pairs begin..end (experts_pass_kernel).
 template <int NT, bool TWO, bool NO_C, bool EVEN>
 __device__ __forceinline__ void expert_passes(const PassArgs& a, int64_t tile, int64_t split, int32_t begin,
                                               int32_t end, int32_t expert) {
@@ -390,6 +381,16 @@ __device__ __forceinline__ void expert_passes(const PassArgs& a, int64_t tile, i
   if (lane == 0) *counter = 0u;
 }
 
+// The 8-row variant is held to 128 registers (four 128-thread blocks per SM instead of three for gate/up at 163;
+// ptxas spills a few dozen bytes): 16 rows routed apart 824 -> 752 us, one row unchanged (H200).
+// EVEN (8-row passes of launches with at most four rows): a pass takes four pairs, in the MMA's even columns, so
+// each lane promotes two sums a block, not four. A column's sums do not depend on the other columns, so the bits
+// are the same.
+// MIN_BLOCKS: the blocks a multiprocessor must hold (the register budget). The 16-row variant at 3 (168 registers):
+// 12 warps a multiprocessor, so 16 rows on the same six experts (1536 warps a pass) run in one wave, where at up to
+// 254 registers two blocks fit and the pass took 1.45 waves.
+// ADAPT (8-row passes of launches with five rows or more): a warp whose expert has at most four pairs runs the
+// EVEN body, the others the plain one. Rows routed apart leave most experts one or two pairs.
 template <int NT, bool TWO, bool NO_C, bool EVEN, int MIN_BLOCKS, bool ADAPT = false>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, MIN_BLOCKS) experts_pass_kernel(PassArgs a) {
   static_assert(!EVEN || NT == 1, "even columns are an 8-row pass's");
@@ -461,7 +462,8 @@ bool even_enabled() {
 }
 
 // PLUMB_EXPERTS_ADAPT=0 keeps plain 8-row passes for every expert of a launch of 5 rows or more, where tiers are
-// off (an A/B switch; same bits).
+// off (an A/B switch; same bits). Session 22 call 4 (H200): 16 rows routed apart 463 -> 441 us, 8 rows routed
+// apart 242 -> 228, on the same 6 unchanged; the round at 16 rows -2.4% (19 of 20).
 bool adapt_enabled() {
   static const bool on = env_switch_on("PLUMB_EXPERTS_ADAPT");
   return on;
@@ -515,10 +517,15 @@ void launch_pass_tiers(PassArgs a, int64_t max_active, int64_t pairs, int64_t ro
   launch_pass<TWO>(a, std::min(max_active, pairs / (kSmallExpertPairs + 1)), 16, s);
 }
 
-// PLUMB_EXPERTS_TIERS=0 keeps launch_pass_by_size from 9 rows and one 8-row launch at 5-8 (an A/B switch; same
-// bits).
+// PLUMB_EXPERTS_TIERS=1 turns the tiers on (off otherwise; same bits). They lost to ADAPT (session 22 call 4: 8 rows
+// on the same 6 54.4 -> 64.3 us, the tier launch's grid exiting at once; routed apart no faster than ADAPT). Kept
+// only because main's kernels are then the ones measured; next-adapt (docs/receipts/data/2026-12-01-session22)
+// removes them with the device check this needs.
 bool tiers_enabled() {
-  static const bool on = env_switch_on("PLUMB_EXPERTS_TIERS");
+  static const bool on = [] {
+    const char* v = std::getenv("PLUMB_EXPERTS_TIERS");
+    return v && std::string_view(v) == "1";
+  }();
   return on;
 }
 
