@@ -68,8 +68,9 @@ class ExpertsProblem : public Problem {
   ~ExpertsProblem() override { cuda::free_fp4_expert_tables(tables_); }
   int32_t rows() const override { return rows_; }
   int32_t width() const override { return int32_t(s_.hidden); }
-  // The last variant is the engine's own choice (pass size 0): from 5 rows on, a launch for each size of expert
-  // (at most 4 pairs in the even columns, 5 to 8 in 8-row passes, more in 16-row passes; fp4_experts.cu).
+  // The last variant is the engine's own choice (pass size 0): up to 4 rows 8-row passes in the even columns; from
+  // 5 on 8-row passes that take the even columns for an expert with at most 4 pairs; from 9 on, two launches,
+  // experts with more than 8 pairs in 16-row passes and the rest in those 8-row passes.
   int32_t variants() const override { return 4; }
   std::string variant_name(int32_t v) const override {
     static const char* names[] = {"8-row passes", "16-row passes", "32-row passes", "passes as served"};
