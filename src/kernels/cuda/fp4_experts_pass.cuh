@@ -145,6 +145,22 @@ __device__ __forceinline__ int32_t column_entry(int32_t end, int32_t pbase, int 
   return pbase + column;
 }
 
+// Calls f(nt, jj, pair, feature) for each of this lane's sums whose pass column holds a pair: the pair's output
+// feature (row g or g + 8 of the tile) in that column.
+template <int NT, bool EVEN, typename F>
+__device__ __forceinline__ void for_each_output(const PassArgs& a, int32_t end, int32_t pbase, int64_t tile, int g,
+                                                int t, F&& f) {
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt) {
+#pragma unroll
+    for (int jj = 0; jj < 4; ++jj) {
+      const int32_t q = column_entry<EVEN>(end, pbase, nt * 8 + 2 * t + (jj & 1));
+      if (q >= end) continue;
+      f(nt, jj, a.ws.list[q], tile * 16 + (jj < 2 ? g : g + 8));
+    }
+  }
+}
+
 // The two warps of a K-split pair (warps 2p and 2p + 1 of a block) wait for each other at barrier 1 + p (named
 // with constants, so ptxas reserves two barriers, not all sixteen).
 __device__ __forceinline__ void split_pair_barrier(int p) {
@@ -273,40 +289,24 @@ __device__ __forceinline__ void expert_passes(const PassArgs& a, int64_t tile, i
       }
       split_pair_barrier(pair_in_block);
       if (split == 0) {
-#pragma unroll
-        for (int nt = 0; nt < NT; ++nt) {
-#pragma unroll
-          for (int jj = 0; jj < 4; ++jj) {
-            const int32_t q = column_entry<EVEN>(end, pbase, nt * 8 + 2 * t + (jj & 1));
-            if (q >= end) continue;
-            const int32_t pair = a.ws.list[q];
-            const int64_t feature = tile * 16 + (jj < 2 ? g : g + 8);
-            const float g1 = acc1[nt][jj] + mine[0][nt][jj][lane];
-            const float g3 = TWO ? acc3[nt][jj] + mine[TWO ? 1 : 0][nt][jj][lane] : 0.0f;
-            a.out[int64_t(pair) * a.out_features + feature] = epilogue(a, TWO, g1, g3, pair);
-          }
-        }
+        for_each_output<NT, EVEN>(a, end, pbase, tile, g, t, [&](int nt, int jj, int32_t pair, int64_t feature) {
+          const float g1 = acc1[nt][jj] + mine[0][nt][jj][lane];
+          const float g3 = TWO ? acc3[nt][jj] + mine[TWO ? 1 : 0][nt][jj][lane] : 0.0f;
+          a.out[int64_t(pair) * a.out_features + feature] = epilogue(a, TWO, g1, g3, pair);
+        });
       }
       split_pair_barrier(pair_in_block);  // split 0 has read the sums before the next pass's overwrite them
       continue;
     }
-#pragma unroll
-    for (int nt = 0; nt < NT; ++nt) {
-#pragma unroll
-      for (int jj = 0; jj < 4; ++jj) {
-        const int32_t q = column_entry<EVEN>(end, pbase, nt * 8 + 2 * t + (jj & 1));
-        if (q >= end) continue;
-        const int32_t pair = a.ws.list[q];
-        const int64_t feature = tile * 16 + (jj < 2 ? g : g + 8);
-        if (a.splits == 1) {
-          a.out[int64_t(pair) * a.out_features + feature] = epilogue(a, TWO, acc1[nt][jj], acc3[nt][jj], pair);
-        } else {
-          const int64_t at = (split * pairs + pair) * a.out_features + feature;
-          a.ws.partial[at] = acc1[nt][jj];
-          if (TWO) a.ws.partial[(a.splits + split) * pairs * a.out_features + (at - split * pairs * a.out_features)] = acc3[nt][jj];
-        }
+    for_each_output<NT, EVEN>(a, end, pbase, tile, g, t, [&](int nt, int jj, int32_t pair, int64_t feature) {
+      if (a.splits == 1) {
+        a.out[int64_t(pair) * a.out_features + feature] = epilogue(a, TWO, acc1[nt][jj], acc3[nt][jj], pair);
+      } else {
+        const int64_t at = (split * pairs + pair) * a.out_features + feature;
+        a.ws.partial[at] = acc1[nt][jj];
+        if (TWO) a.ws.partial[(a.splits + split) * pairs * a.out_features + (at - split * pairs * a.out_features)] = acc3[nt][jj];
       }
-    }
+    });
   }
   if (a.splits == 1 || pair_sum) return;
   __threadfence();
