@@ -1,7 +1,9 @@
 """Peer column for `plumb synth`: the same release-width shapes through PyTorch on the same GPU, in the same run.
 
 Dense: bf16 F.linear (weights 2 bytes each) and, where this torch supports it, FP8 torch._scaled_mm with
-per-tensor scales (rows padded to 16, its minimum). Experts: per expert two bf16 [2048,4096] and one [4096,2048]
+per-tensor scales (rows padded to 16, its minimum) and with the model's own block scales (activations 1x128, weights
+128x128: cuBLAS 12.9+ on sm90; the scale layout is found by checking the product against a float32 reference, and a
+torch that takes none says so). Experts: per expert two bf16 [2048,4096] and one [4096,2048]
 matmuls (what an engine without FP4 kernels would run). Times are medians over CUDA-event timings; weights rotate
 through several copies so the L2 holds none. Writes JSON (argv[1]) and prints a table.
 """
@@ -37,6 +39,37 @@ def median_time(fn, repeats=20):
     return sorted(times)[2]
 
 
+def block_scaled_mm(n, k, dev):
+    """Scales for torch._scaled_mm with the model's block scaling ([n, k] e4m3 weights with one scale a 128x128
+    block, 16 rows of activations with one a 1x128 block), in the first layout whose product matches a float32
+    reference (cosine >= 0.999): (scale_a, scale_b, layout name), or None where this torch takes none."""
+    kb, nb = k // 128, n // 128
+    l4 = (kb + 3) // 4 * 4
+    m = 16
+    w8 = (torch.randn(n, k, device=dev) * 0.02).to(torch.float8_e4m3fn)
+    x8 = torch.randn(m, k, device=dev).to(torch.float8_e4m3fn)
+    sa = torch.rand(m, kb, device=dev) + 0.5
+    sw = torch.rand(nb, kb, device=dev) + 0.5
+    ref = (x8.float() * sa.repeat_interleave(128, 1)) @ (
+        w8.float() * sw.repeat_interleave(128, 0).repeat_interleave(128, 1)).t()
+    padded = torch.zeros(nb, l4, device=dev)
+    padded[:, :kb] = sw
+    layouts = {"sb [L4, n/128] (padded, transposed)": padded.t(), "sb [k/128, n/128] contiguous": sw.t().contiguous(),
+               "sb [k/128, n/128] transposed view": sw.t()}
+    sa_outer = sa.t().contiguous().t()  # 1x128 scales outer-dim-major
+    for name, sb in layouts.items():
+        try:
+            out = torch._scaled_mm(x8, w8.t(), scale_a=sa_outer, scale_b=sb, out_dtype=torch.float32)
+        except Exception as e:  # noqa: BLE001 - the layout this torch refuses; try the next
+            print(f"block-scaled scaled_mm, {name}: {str(e).splitlines()[0][:120]}")
+            continue
+        cos = torch.nn.functional.cosine_similarity(out.flatten(), ref.flatten(), dim=0).item()
+        print(f"block-scaled scaled_mm, {name}: cosine {cos:.6f} against the float32 reference")
+        if cos >= 0.999:
+            return sa_outer, sb, name
+    return None
+
+
 def main():
     out_path = sys.argv[1] if len(sys.argv) > 1 else "synth_peer.json"
     dev = torch.device("cuda")
@@ -68,6 +101,17 @@ def main():
                 s = median_time(lambda i: torch._scaled_mm(x8, w8[i % copies8].t(), scale_a=one, scale_b=one,
                                                            out_dtype=torch.bfloat16))
                 cells.append({"class": "torch fp8 scaled_mm", "shape": name, "rows": rows, "seconds": s, "bytes": n * k})
+            found = block_scaled_mm(n, k, dev)
+            if found is None:
+                print(f"fp8 block-scaled scaled_mm unavailable for {name}: no scale layout matched the reference")
+            else:
+                sa, sb, layout = found
+                for rows in rows_list:
+                    x8 = torch.randn(max(rows, 16), k, device=dev).to(torch.float8_e4m3fn)
+                    s = median_time(lambda i: torch._scaled_mm(x8, w8[i % copies8].t(), scale_a=sa, scale_b=sb,
+                                                               out_dtype=torch.bfloat16))
+                    cells.append({"class": "torch fp8 block-scaled", "shape": name, "rows": rows, "seconds": s,
+                                  "bytes": n * k + 4 * (n // 128) * (k // 128), "layout": layout})
             del w8
         except Exception as e:  # torch without FP8 matmul on this device: say so
             print(f"fp8 scaled_mm unavailable for {name}: {e}")
