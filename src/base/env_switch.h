@@ -1,8 +1,7 @@
 // The engine's A/B switches from the environment (PLUMB_CUDA_GRAPHS, PLUMB_CUDA_PDL, PLUMB_FP8_PAIR, PLUMB_FP8_CLUSTER,
 // PLUMB_FP8_BLOCK_SUM, PLUMB_EXPERTS_BY_SIZE, PLUMB_EXPERTS_NO_C, PLUMB_EXPERTS_EVEN, PLUMB_EXPERTS_NT2_BOUND,
 // PLUMB_EXPERTS_ADAPT, PLUMB_DENSE_FOUR_ROWS8, PLUMB_DENSE_ROW_WARPS, PLUMB_CUDA_LANES, PLUMB_FUSED_ROPE,
-// PLUMB_FUSED_MOE_ADD, PLUMB_FUSED_HC_NORM): each is on unless its variable is exactly "0" (PLUMB_EXPERTS_TIERS,
-// opt-in, is read in fp4_experts.cu).
+// PLUMB_FUSED_MOE_ADD, PLUMB_FUSED_HC_NORM): each is on unless its variable is exactly "0".
 #pragma once
 
 #include <cstdlib>

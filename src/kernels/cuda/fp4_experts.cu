@@ -106,9 +106,10 @@ bool even_enabled() {
   return on;
 }
 
-// PLUMB_EXPERTS_ADAPT=0 keeps plain 8-row passes for every expert of a launch of 5 rows or more, where tiers are
-// off (an A/B switch; same bits). Session 22 call 4 (H200): 16 rows routed apart 463 -> 441 us, 8 rows routed
-// apart 242 -> 228, on the same 6 unchanged; the round at 16 rows -2.4% (19 of 20).
+// PLUMB_EXPERTS_ADAPT=0 keeps plain 8-row passes for every expert of a launch of 5 rows or more (an A/B switch;
+// same bits). Session 22 call 4 (H200): 16 rows routed apart 463 -> 441 us, 8 rows routed apart 242 -> 228, on the
+// same 6 unchanged; the round at 16 rows -2.4% (19 of 20). Launches of their own for the experts with at most 4
+// pairs (tiers) lost 10 us at 8 rows on the same 6 (their grid exits at once).
 bool adapt_enabled() {
   static const bool on = env_switch_on("PLUMB_EXPERTS_ADAPT");
   return on;
@@ -148,32 +149,6 @@ void launch_pass_by_size(PassArgs a, int64_t max_active, int64_t pairs, Stream s
   launch_pass<TWO>(a, std::min(max_active, pairs / (kSmallExpertPairs + 1)), 16, s);
 }
 
-// From 5 rows on: the experts with at most 4 pairs in 8-row passes in the even columns (a grid for every expert),
-// those with 5 to 8 in plain 8-row passes (at most pairs / 5 of them), and from 9 rows on those with more in 16-row
-// passes (at most pairs / 9). Rows routed apart leave most experts with one or two pairs.
-template <bool TWO>
-void launch_pass_tiers(PassArgs a, int64_t max_active, int64_t pairs, int64_t rows, Stream s) {
-  a.experts_taken = take_few;
-  launch_pass<TWO>(a, max_active, 8, s, true);
-  a.experts_taken = take_some;
-  launch_pass<TWO>(a, std::min(max_active, pairs / (kFewExpertPairs + 1)), 8, s);
-  if (rows <= kSmallExpertPairs) return;
-  a.experts_taken = take_large;
-  launch_pass<TWO>(a, std::min(max_active, pairs / (kSmallExpertPairs + 1)), 16, s);
-}
-
-// PLUMB_EXPERTS_TIERS=1 turns the tiers on (off otherwise; same bits). They lost to ADAPT (session 22 call 4: 8 rows
-// on the same 6 54.4 -> 64.3 us, the tier launch's grid exiting at once; routed apart no faster than ADAPT). Kept
-// only because main's kernels are then the ones measured; next-adapt (docs/receipts/data/2026-12-01-session22)
-// removes them with the device check this needs.
-bool tiers_enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("PLUMB_EXPERTS_TIERS");
-    return v && std::string_view(v) == "1";
-  }();
-  return on;
-}
-
 // PLUMB_EXPERTS_BY_SIZE=0 keeps one launch of a pass size for every expert (an A/B switch; same bits).
 bool by_size_enabled() {
   static const bool on = env_switch_on("PLUMB_EXPERTS_BY_SIZE");
@@ -208,9 +183,8 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   // Split: 90 us on the same 6, 468 routed apart (call 2); the 8-row launch's grid, sized for every expert and
   // exiting at once on the same 6, still costs what passes of 16 for all did not.
   const bool even = rows <= 4 && even_enabled();
-  const bool tiers = rows_per_pass == 0 && !even && rows > kFewExpertPairs && even_enabled() && tiers_enabled();
   const bool by_size = rows_per_pass == 0 && rows > 8 && by_size_enabled();
-  const bool adapt = rows_per_pass == 0 && !even && !tiers && even_enabled() && adapt_enabled();
+  const bool adapt = rows_per_pass == 0 && !even && even_enabled() && adapt_enabled();
   if (rows_per_pass == 0) rows_per_pass = rows <= 16 ? 8 : 16;
   const int64_t max_active = std::min<int64_t>(w.experts, pairs);
   const int control = kernels::planted(kFirstRow)     ? control_first_row
@@ -243,9 +217,7 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   up.limit = limit;
   up.out = ws.h;
   up.control = control;
-  if (tiers) {
-    launch_pass_tiers<true>(up, max_active, pairs, rows, stream);
-  } else if (by_size) {
+  if (by_size) {
     launch_pass_by_size<true>(up, max_active, pairs, stream, adapt);
   } else {
     launch_pass<true>(up, max_active, rows_per_pass, stream, even, adapt);
@@ -265,9 +237,7 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   down.xs = ws.hs;
   down.by_row = false;
   down.out = ws.o;
-  if (tiers) {
-    launch_pass_tiers<false>(down, max_active, pairs, rows, stream);
-  } else if (by_size) {
+  if (by_size) {
     launch_pass_by_size<false>(down, max_active, pairs, stream, adapt);
   } else {
     launch_pass<false>(down, max_active, rows_per_pass, stream, even, adapt);

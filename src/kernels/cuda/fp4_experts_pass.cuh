@@ -33,21 +33,17 @@ __device__ __forceinline__ uint32_t word_of(const uint4& a, const uint4& b, int 
 
 // From 9 rows on, a pass launch serves either the experts with at most 8 pairs (in 8-row passes) or those with more
 // (in 16-row passes, each 32-wide weight group decoded once for 16 rows); rows alone or forced pass sizes take all.
-// With tiers (launch_pass_tiers, from 5 rows on), the experts with at most 4 pairs go to 8-row passes in the even
-// columns (take_few) and those with 5 to 8 to plain 8-row passes (take_some).
-enum ExpertsTaken : int { take_all = 0, take_small = 1, take_large = 2, take_few = 3, take_some = 4 };
+enum ExpertsTaken : int { take_all = 0, take_small = 1, take_large = 2 };
 constexpr int32_t kSmallExpertPairs = 8;
 constexpr int32_t kFewExpertPairs = 4;  // an even-columns pass's pairs
 
-// The active slot of the launch's `index`-th expert with more than `above` pairs and at most `upto`, or -1
-// (warp-uniform).
-__device__ __forceinline__ int64_t nth_slot_sized(const int32_t* offsets, int32_t n_active, int index, int32_t above,
-                                                  int32_t upto) {
+// The active slot of the launch's `index`-th expert with more than kSmallExpertPairs pairs, or -1 (warp-uniform).
+__device__ __forceinline__ int64_t nth_large_slot(const int32_t* offsets, int32_t n_active, int index) {
   const int lane = int(threadIdx.x % 32);
   for (int base = 0; base < n_active; base += 32) {
     const int s = base + lane;
-    const int32_t n = s < n_active ? offsets[s + 1] - offsets[s] : 0;
-    const unsigned mask = __ballot_sync(0xffffffffu, n > above && n <= upto);
+    const bool large = s < n_active && offsets[s + 1] - offsets[s] > kSmallExpertPairs;
+    const unsigned mask = __ballot_sync(0xffffffffu, large);
     const int count = __popc(mask);
     if (index < count) return base + __fns(mask, 0, index + 1);
     index -= count;
@@ -352,15 +348,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, MIN_BLOCKS) experts_pass_
   const int64_t tile = (warp_id / splits) % tiles;
   const int64_t split = warp_id % splits;
   int64_t slot = warp_id / (tiles * splits);
-  if (a.experts_taken == take_large) {
-    slot = nth_slot_sized(a.ws.offsets, *a.ws.n_active, int(slot), kSmallExpertPairs, INT32_MAX);
-  } else if (a.experts_taken == take_some) {
-    slot = nth_slot_sized(a.ws.offsets, *a.ws.n_active, int(slot), kFewExpertPairs, kSmallExpertPairs);
-  }
+  if (a.experts_taken == take_large) slot = nth_large_slot(a.ws.offsets, *a.ws.n_active, int(slot));
   if (slot < 0 || slot >= *a.ws.n_active) return;
   const int32_t begin = a.ws.offsets[slot], end = a.ws.offsets[slot + 1];
   if (a.experts_taken == take_small && end - begin > kSmallExpertPairs) return;
-  if (a.experts_taken == take_few && end - begin > kFewExpertPairs) return;
   const int32_t expert = a.ws.active[slot];
   if constexpr (ADAPT) {
     if (end - begin <= kFewExpertPairs) {
