@@ -7,6 +7,7 @@
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/dependent_launch.cuh"
+#include "kernels/cuda/fp8_dense_mma.h"
 #include "kernels/cuda/launch.cuh"
 #include "kernels/cuda/ops_common.cuh"
 
@@ -367,8 +368,15 @@ bool four_rows8_enabled() {
   return on;
 }
 
+// PLUMB_DENSE_FP8_MMA=0 runs FP8-weight dense linears on the FMA kernels below (an A/B switch; other bits).
+bool fp8_mma_enabled() {
+  static const bool on = env_switch_on("PLUMB_DENSE_FP8_MMA");
+  return on;
+}
+
 void dense_linear(const WeightRef& w, int64_t groups, View x, View y, bool round_bf16, float output_scale, Stream s) {
   if (x.rows == 0) return;
+  if (fp8_dense_mma_takes(w, groups) && fp8_mma_enabled()) return fp8_dense_mma(w, groups, x, y, round_bf16, output_scale, s);
   const int threads = 256;
   const int64_t blocks = std::min<int64_t>((w.rows + 7) / 8, 65535);
   // x rows as float4 pairs when every row start is 16-byte aligned (w.cols % 8 == 0 keeps each lane's 8 aligned).

@@ -1,5 +1,5 @@
-// The CUDA kernel classes of `plumb synth`: the copy bandwidth, FP8 dense linears and routed FP4 experts at release
-// widths, each timed alone as a CUDA graph.
+// The CUDA kernel classes of `plumb synth`: the copy bandwidth, FP8 dense linears (wo_a among them) and routed
+// FP4 experts at release widths, each timed alone as a CUDA graph.
 #include <algorithm>
 #include <functional>
 #include <random>
@@ -11,6 +11,7 @@
 #include "kernels/cuda/device.h"
 #include "kernels/cuda/fp4_experts.h"
 #include "kernels/cuda/fp8_linear.h"
+#include "kernels/cuda/ops_cuda.h"
 #include "kernels/cuda/synth.h"
 
 namespace plumb::cuda {
@@ -138,6 +139,39 @@ std::vector<KernelCell> time_kernel_classes(const std::vector<int>& rows_list, i
           },
           repeats, stream);
       table.push_back({"fp8 rows", d.name, rows, s, bytes});
+    }
+  }
+
+  // wo_a: the dense linear of FP8 weights in 8 groups, its activations unquantized float32 rows of bf16 values.
+  {
+    const int64_t groups = 8, n = 8192, k = 4096;
+    const int copies = int((256ll << 20) / (n * k) + 1);
+    std::vector<DeviceBuffer> codes, scales;
+    for (int c = 0; c < copies; ++c) {
+      codes.emplace_back(size_t(n * k));
+      fill_random(codes.back(), 300 + c, true);
+      scales.emplace_back(size_t((n / 128) * (k / 128)));
+      std::vector<uint8_t> hs(scales.back().bytes(), 120);
+      scales.back().upload(hs.data(), hs.size());
+    }
+    DeviceBuffer xf(size_t(max_rows) * groups * k * 4), yf(size_t(max_rows) * n * 4);
+    {
+      std::vector<float> hx(size_t(max_rows) * groups * k);
+      std::mt19937 g(6);
+      for (auto& v : hx) v = float(int(g() % 255) - 127) / 128.0f;  // bf16 values in (-1, 1)
+      xf.upload(hx.data(), hx.size() * 4);
+    }
+    const double bytes = double(n * k) + double(scales[0].bytes());
+    for (int rows : rows_list) {
+      const double s = time_call(
+          [&](int i, cudaStream_t st) {
+            const ops::WeightRef w{ops::kFp8Blocks, codes[size_t(i % copies)].get(),
+                                   scales[size_t(i % copies)].as<uint8_t>(), n, k, k / 128};
+            ops::dense_linear(w, groups, ops::View{xf.get(), rows, groups * k, groups * k},
+                              ops::View{yf.get(), rows, n, n}, true, 1.0f, st);
+          },
+          repeats, stream);
+      table.push_back({"dense fp8 rows", "wo_a 8x1024x4096", rows, s, bytes});
     }
   }
 
