@@ -7,8 +7,9 @@
 //   - per K block, 16 MMAs from a zero accumulator, then the block's sum times its E8M0 scale is fma'd into the
 //     warp's running sum (the FP8 linear's promotion);
 //   - the block's four warps' sums are added in warp order, then rounded and scaled as dense_linear does.
-// Rows go 8 to a block, one column tile (padding rows computed from zeros, never written); the blocks of a feature
-// tile's row tiles are neighbours in the grid, so its weights come from memory once and from the L2 after.
+// Rows go 8 or 16 to a block (one or two column tiles; padding rows computed from zeros, never written), staged per K
+// block through shared memory; a feature tile's row tiles are neighbours in the grid, so its weights come from
+// memory once and from the L2 after.
 #include "kernels/control.h"
 #include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/cuda/fp8_dense_mma.h"
@@ -25,8 +26,7 @@ const kernels::ControlId kGroupsReadFirstGroup = kernels::register_control(
 constexpr int kFeatures = 16;  // a warp's output features, the MMA's M
 constexpr int kSplits = 4;     // warps of a block, each a fixed share of the K blocks
 constexpr int kThreads = 32 * kSplits;
-constexpr int kBlockRows = 8;   // activation rows a block serves: the MMA's N
-constexpr int kDepth = 2;       // K blocks of weights a lane has in flight
+constexpr int kDepth = 2;      // K blocks of weights (in registers) and activations (staged) in flight
 
 // D = A B + D for one 16x8 (A, row-major) by 8x8 (B, column-major) tf32 tile, fp32 accumulators.
 // Fragments (lane = 4 g + t): a0 = A[g][t], a1 = A[g+8][t], a2 = A[g][t+4], a3 = A[g+8][t+4]; b0 = B[t][g],
@@ -57,18 +57,34 @@ __device__ __forceinline__ float2 code_pair(const uint4& lo, const uint4& hi, in
   return e4m3x2_values(uint16_t(w >> (16 * (j % 2))));
 }
 
-// kPairX: activation pairs as one 8-byte load.
+// A warp's activation rows for one K block in shared memory: row r's value p at r * kStageStride + p + 4 (p / 32),
+// so that the 8 lanes of an LDS.128 phase (rows g, g + 1; quarters t) fall in distinct banks.
+constexpr int kStageStride = 144;
+
+__device__ __forceinline__ void copy_async_16(float* to, const float* from) {
+  const unsigned at = unsigned(__cvta_generic_to_shared(to));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(at), "l"(from) : "memory");
+}
+__device__ __forceinline__ void copy_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Waits until at most kDepth - 1 committed groups are still in flight.
+__device__ __forceinline__ void copy_async_wait_ring() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kDepth - 1) : "memory");
+}
+
+// kTiles: column tiles of 8 rows a block serves (1 when a launch has at most 8 rows). kAsyncX: activation rows start
+// 16-byte aligned, so they are staged by cp.async (kDepth stages in flight); otherwise by plain loads.
 // MMA j of a K block pairs logical column t with K offset 32t + 2j and column t + 4 with 32t + 2j + 1, so a lane's
 // weights and activations are the same 32 consecutive K values.
-template <bool kPairX>
-__global__ void __launch_bounds__(kThreads, 4) fp8_dense_mma_kernel(WeightRef w, int64_t groups, View x, View y,
-                                                                 bool round, float scale, bool first_group) {
-  __shared__ float partial[kSplits][4][32];
+template <int kTiles, bool kAsyncX>
+__global__ void __launch_bounds__(kThreads, 3) fp8_dense_mma_kernel(WeightRef w, int64_t groups, View x, View y,
+                                                                    bool round, float scale, bool first_group) {
+  constexpr int kRows = 8 * kTiles, kStageFloats = kRows * kStageStride;
+  extern __shared__ __align__(16) float staged[];  // [warp][kDepth stages][kRows][kStageStride]
   const int warp = int(threadIdx.x / 32), lane = int(threadIdx.x % 32), g = lane / 4, t = lane % 4;
   const int64_t f0 = int64_t(blockIdx.y) * kFeatures, k = w.cols, k_blocks = k / 128;
   const int64_t per_split = (k_blocks + kSplits - 1) / kSplits;
   const int64_t b0 = warp * per_split;
-  const int64_t b1 = std::min(k_blocks, b0 + per_split);
+  const int64_t b1 = b0 + per_split < k_blocks ? b0 + per_split : k_blocks;
   const auto* codes = static_cast<const uint8_t*>(w.data);
   const uint8_t* row_g = codes + (f0 + g) * k + 32 * t;
   const uint8_t* row_g8 = row_g + 8 * k;
@@ -79,9 +95,29 @@ __global__ void __launch_bounds__(kThreads, 4) fp8_dense_mma_kernel(WeightRef w,
   for (int s = 0; s < kDepth; ++s)
     if (b0 + s < b1) ring[s] = load_block_codes(row_g, row_g8, (b0 + s) * 128);
   kernel_prologue();
-  const int64_t row0 = int64_t(blockIdx.x) * kBlockRows, xoff = (first_group ? 0 : f0 / (w.rows / groups)) * k + 32 * t;
-  const float* xr = row0 + g < x.rows ? row_ptr<const float>(x, row0 + g) + xoff : nullptr;  // B's column g
-  float acc[4] = {};
+  const int64_t row0 = int64_t(blockIdx.x) * kRows, xoff = (first_group ? 0 : f0 / (w.rows / groups)) * k;
+  const int rows = x.rows - row0 < kRows ? int(x.rows - row0) : kRows;
+  float* stage[kDepth];
+#pragma unroll
+  for (int s = 0; s < kDepth; ++s) stage[s] = staged + (warp * kDepth + s) * kStageFloats;
+  const int slot = 4 * lane + 4 * (lane / 8);  // where this lane's 4 values of a staged row go
+  for (int r = rows; r < kRows; ++r)  // padding rows: zeros, never overwritten
+    for (float* st : stage) *reinterpret_cast<float4*>(st + r * kStageStride + slot) = make_float4(0, 0, 0, 0);
+  auto issue = [&](float* st, int64_t kb) {  // one K block of the tile's rows into a stage
+    if (kb < b1)
+      for (int r = 0; r < rows; ++r) {
+        const float* from = row_ptr<const float>(x, row0 + r) + xoff + kb * 128 + 4 * lane;
+        if constexpr (kAsyncX) {
+          copy_async_16(st + r * kStageStride + slot, from);
+        } else {
+          for (int i = 0; i < 4; ++i) st[r * kStageStride + slot + i] = from[i];
+        }
+      }
+    copy_async_commit();  // an empty group past the end keeps the count of groups in flight the same
+  };
+#pragma unroll
+  for (int s = 0; s < kDepth; ++s) issue(stage[s], b0 + s);
+  float acc[kTiles][4] = {};
   for (int64_t kb0 = b0; kb0 < b1; kb0 += kDepth) {
 #pragma unroll
     for (int s = 0; s < kDepth; ++s) {
@@ -89,41 +125,70 @@ __global__ void __launch_bounds__(kThreads, 4) fp8_dense_mma_kernel(WeightRef w,
       if (kb >= b1) break;
       const BlockCodes c = ring[s];
       if (kb + kDepth < b1) ring[s] = load_block_codes(row_g, row_g8, (kb + kDepth) * 128);
-      float2 xv[16];
+      copy_async_wait_ring();
+      __syncwarp();  // every lane's part of the stage has landed
+      float d[kTiles][4] = {};
 #pragma unroll
-      for (int j = 0; j < 16; ++j) {
-        const float* p = xr ? xr + kb * 128 + 2 * j : nullptr;
-        xv[j] = !p ? make_float2(0.0f, 0.0f) : kPairX ? *reinterpret_cast<const float2*>(p) : make_float2(p[0], p[1]);
-      }
-      float d[4] = {};
+      for (int m = 0; m < 8; ++m) {  // values 32t + 4m .. + 3 of the lane's rows: MMAs 2m and 2m + 1
+        float4 xa[kTiles];
 #pragma unroll
-      for (int j = 0; j < 16; ++j) {
-        const float2 wg = code_pair(c.g_lo, c.g_hi, j), wg8 = code_pair(c.g8_lo, c.g8_hi, j);
-        mma_tf32_16x8x8(d, __float_as_uint(wg.x), __float_as_uint(wg8.x), __float_as_uint(wg.y), __float_as_uint(wg8.y),
-                        __float_as_uint(xv[j].x), __float_as_uint(xv[j].y));
+        for (int i = 0; i < kTiles; ++i)
+          xa[i] = *reinterpret_cast<const float4*>(stage[s] + (8 * i + g) * kStageStride + 36 * t + 4 * m);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int j = 2 * m + h;
+          const float2 wg = code_pair(c.g_lo, c.g_hi, j), wg8 = code_pair(c.g8_lo, c.g8_hi, j);
+#pragma unroll
+          for (int i = 0; i < kTiles; ++i)
+            mma_tf32_16x8x8(d[i], __float_as_uint(wg.x), __float_as_uint(wg8.x), __float_as_uint(wg.y),
+                            __float_as_uint(wg8.y), __float_as_uint(h == 0 ? xa[i].x : xa[i].z),
+                            __float_as_uint(h == 0 ? xa[i].y : xa[i].w));
+        }
       }
       const float sc = e8m0_value(scales[kb]);
 #pragma unroll
-      for (int e = 0; e < 4; ++e) acc[e] = __fmaf_rn(d[e], sc, acc[e]);
+      for (int i = 0; i < kTiles; ++i)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[i][e] = __fmaf_rn(d[i][e], sc, acc[i][e]);
+      __syncwarp();  // the stage is read before the next K block is staged over it
+      issue(stage[s], kb + kDepth);
     }
   }
+  // The warps' sums meet in the stages' space (three blocks of two tiles fill a multiprocessor's shared memory).
+  auto partial = reinterpret_cast<float(*)[kTiles * 4][32]>(staged);
+  __syncthreads();  // every warp has read its last stage
 #pragma unroll
-  for (int e = 0; e < 4; ++e) partial[warp][e][lane] = acc[e];
+  for (int i = 0; i < kTiles; ++i)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) partial[warp][4 * i + e][lane] = acc[i][e];
   __syncthreads();
   if (warp != 0) return;
 #pragma unroll
-  for (int e = 0; e < 4; ++e) {  // D's layout: rows 2t and 2t + 1 of features g and g + 8
-    const int64_t row = row0 + 2 * t + (e & 1), feature = f0 + g + 8 * (e >> 1);
-    if (row >= x.rows) continue;
-    float v = partial[0][e][lane];
-    for (int s = 1; s < kSplits && s * per_split < k_blocks; ++s) v += partial[s][e][lane];
-    v = round ? bf16r(v) : v;
-    if (scale != 1.0f) {
-      v *= scale;
-      if (round) v = bf16r(v);
+  for (int i = 0; i < kTiles; ++i)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {  // D's layout: rows 2t and 2t + 1 of features g and g + 8
+      const int row = 8 * i + 2 * t + (e & 1);
+      if (row >= rows) continue;
+      float v = partial[0][4 * i + e][lane];
+      for (int s = 1; s < kSplits && s * per_split < k_blocks; ++s) v += partial[s][4 * i + e][lane];
+      v = round ? bf16r(v) : v;
+      if (scale != 1.0f) {
+        v *= scale;
+        if (round) v = bf16r(v);
+      }
+      row_ptr<float>(y, row0 + row)[f0 + g + 8 * (e >> 1)] = v;
     }
-    row_ptr<float>(y, row)[feature] = v;
-  }
+}
+
+// Starts the kernel for one tile height, with the dynamic shared memory its stages take.
+template <int kTiles, bool kAsyncX>
+void launch_tiles(const WeightRef& w, int64_t groups, View x, View y, bool round, float scale, bool first_group,
+                  Stream s) {
+  constexpr auto kernel = fp8_dense_mma_kernel<kTiles, kAsyncX>;
+  constexpr size_t bytes = size_t(kSplits) * kDepth * 8 * kTiles * kStageStride * sizeof(float);
+  allow_shared_bytes<kernel, bytes>();
+  const dim3 grid(unsigned((x.rows + 8 * kTiles - 1) / (8 * kTiles)), unsigned(w.rows / kFeatures));
+  launch(s, "fp8_dense_mma", kernel, grid, dim3(kThreads), bytes, w, groups, x, y, round, scale, first_group);
 }
 
 }  // namespace
@@ -136,11 +201,15 @@ bool fp8_dense_mma_takes(const WeightRef& w, int64_t groups) {
 void fp8_dense_mma(const WeightRef& w, int64_t groups, View x, View y, bool round_bf16, float output_scale, Stream s) {
   if (x.rows == 0) return;
   PLUMB_CHECK(fp8_dense_mma_takes(w, groups) && x.cols == w.cols * groups && y.cols == w.rows);
-  const bool pair_x = reinterpret_cast<uintptr_t>(x.data) % 8 == 0 && x.stride % 2 == 0;
-  const dim3 grid(unsigned((x.rows + kBlockRows - 1) / kBlockRows), unsigned(w.rows / kFeatures));
+  const bool async_x = reinterpret_cast<uintptr_t>(x.data) % 16 == 0 && x.stride % 4 == 0;
   const bool first_group = kernels::planted(kGroupsReadFirstGroup);
-  const auto kernel = pair_x ? fp8_dense_mma_kernel<true> : fp8_dense_mma_kernel<false>;
-  launch(s, "fp8_dense_mma", kernel, grid, dim3(kThreads), 0, w, groups, x, y, round_bf16, output_scale, first_group);
+  if (x.rows <= 8) {
+    async_x ? launch_tiles<1, true>(w, groups, x, y, round_bf16, output_scale, first_group, s)
+            : launch_tiles<1, false>(w, groups, x, y, round_bf16, output_scale, first_group, s);
+  } else {
+    async_x ? launch_tiles<2, true>(w, groups, x, y, round_bf16, output_scale, first_group, s)
+            : launch_tiles<2, false>(w, groups, x, y, round_bf16, output_scale, first_group, s);
+  }
 }
 
 }  // namespace plumb::cuda::ops

@@ -376,7 +376,8 @@ bool fp8_mma_enabled() {
 
 void dense_linear(const WeightRef& w, int64_t groups, View x, View y, bool round_bf16, float output_scale, Stream s) {
   if (x.rows == 0) return;
-  if (fp8_dense_mma_takes(w, groups) && fp8_mma_enabled()) return fp8_dense_mma(w, groups, x, y, round_bf16, output_scale, s);
+  if (fp8_dense_mma_takes(w, groups) && fp8_mma_enabled())
+    return fp8_dense_mma(w, groups, x, y, round_bf16, output_scale, s);
   const int threads = 256;
   const int64_t blocks = std::min<int64_t>((w.rows + 7) / 8, 65535);
   // x rows as float4 pairs when every row start is 16-byte aligned (w.cols % 8 == 0 keeps each lane's 8 aligned).

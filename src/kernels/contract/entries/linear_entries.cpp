@@ -36,6 +36,10 @@ constexpr LinearShape kDenseShapes[] = {
     {"wo_a 4 groups of 64x128 fp8", 256, 128, 4, true, false, 1.0, false},
     // 4096 rows or more: the CUDA backend's four-features-a-warp kernels (two rows a pass up to 4 rows, eight above)
     {"wo_a 4 groups of 1024x128 fp8", 4096, 128, 4, true, false, 1.0, false},
+    // K of many 128-wide blocks: the CUDA matrix-unit kernel's four K quarters and its staging ring (16 blocks), and
+    // 5 blocks, which leave its last quarter empty
+    {"wo_a 2 groups of 128x2048 fp8", 256, 2048, 2, true, false, 1.0, false},
+    {"wo_a 2 groups of 64x640 fp8", 128, 640, 2, true, false, 1.0, false},
 };
 
 class LinearProblem : public OpProblem {
