@@ -345,8 +345,9 @@ void start_shared_x(const WeightRef& w, View x, View y, bool round_bf16, float o
          size_t(x.rows * w.cols) * sizeof(float), w, int64_t(1), x, y, round_bf16, output_scale);
 }
 
-// The four-features-a-warp FP8 kernel (wo_a at decode) with its group's slice of the activation rows in shared
-// memory: a block's 8 warps x 4 features stay in one group, and the grid covers every feature in one step.
+// The four-features-a-warp FP8 kernel (wo_a at decode with PLUMB_DENSE_FP8_MMA=0) with its group's slice of the
+// activation rows in shared memory: a block's 8 warps x 4 features stay in one group, and the grid covers every
+// feature in one step.
 template <bool kVectorX>
 void start_grouped_shared_x(const WeightRef& w, int64_t groups, View x, View y, bool round_bf16, float output_scale,
                             Stream s) {
@@ -368,7 +369,9 @@ bool four_rows8_enabled() {
   return on;
 }
 
-// PLUMB_DENSE_FP8_MMA=0 runs FP8-weight dense linears on the FMA kernels below (an A/B switch; other bits).
+// FP8-weight dense linears whose shapes fp8_dense_mma takes (wo_a) run on the matrix unit; PLUMB_DENSE_FP8_MMA=0
+// sends them to the FMA kernels below instead (an A/B switch: other sums, the tiny model's bits the same). The FMA
+// kernels' FP8 paths serve the shapes the matrix-unit kernel does not take.
 bool fp8_mma_enabled() {
   static const bool on = env_switch_on("PLUMB_DENSE_FP8_MMA");
   return on;
