@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Prepared in session 23, not run (carry [".device"], timeout_s 600). Two same-bits experiments in one build,
+# each against its own switch:
+#   next/logits-smem-tree.patch: attention_logits' lane partials meet in shared memory (two lanes a dot) instead of
+#     16 shuffle trees a warp, the tree's own adds (next/tree_check.cpp checks the pairing on the host:
+#     g++ -O2 tree_check.cpp && ./a.out). Switch PLUMB_ATTENTION_SMEM_TREE.
+#   next/fp8-pass16.patch: at 9-16 rows the FP8 cluster kernels and the shared expert's fused pair take one pass of
+#     two 8-row tiles instead of two 8-row passes. Switch PLUMB_FP8_PASS16.
+# Build: git checkout -b next-s24 main && git am docs/receipts/data/2026-12-01-session23/next/logits-smem-tree.patch
+# docs/receipts/data/2026-12-01-session23/next/fp8-pass16.patch, back on main: scripts/device-bundle-ab next-s24.
+# Answers: bits against main with each switch off and both on (all must be identical: cf824e82009a0f99); the whole
+# contract (its gate 3 holds 9-16 rows as served bit-equal to each row alone); the kernel timer at 16 rows (session
+# 23 call 3: attention_logits 16x10x16 87.1 us, fp8_linear_fused_pair 32.7, fp8_linear_cluster 512x1x1 16.2); the
+# round alternated (the 16-row and 4-row columns are the ones these aim at; one row runs neither); then plumb's
+# kernel classes and the torch peer in the same call (issue 12 asks for the peer in the same run).
+set -uo pipefail
+export LD_LIBRARY_PATH=$PWD/.device/lib; SECONDS=0; B=.device/bin
+for f in $B/*.gz; do gunzip -f "$f"; done; chmod +x $B/*
+R=$(mktemp -d)
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee $R/gpu.txt
+E=plumb-next-s24 S1=PLUMB_ATTENTION_SMEM_TREE S2=PLUMB_FP8_PASS16
+V="$E $E@$S1=0 $E@$S2=0"
+CONTRACTS="none" LIGHT=1 KERNELS=0 AB="plumb $V" OUT=$R bash tools/device/ab-builds.sh > /dev/null
+cat $R/checks.txt; echo "t=$SECONDS"
+echo "contract: $(timeout -k 5 150 $B/$E contract --backend cuda 2>&1 | tee $R/contract.txt | tail -1)" | tee $R/tests.txt
+for v in "$S1=1" "$S1=0" "$S2=0"; do t=${v//=/-}
+  env $v PLUMB_CUDA_KERNEL_TIMES=1 timeout -k 5 60 $B/$E synth --only layers --rows 16 --repeats 4 > /tmp/kt.txt 2>&1
+  sed -n '/kernel (device time)/,$p' /tmp/kt.txt > "$R/kernel-times-16rows-$t.txt"
+  echo "$v: $(grep -E '^(attention_logits +16x|fp8_linear_fused_pair|fp8_linear_cluster)' "$R/kernel-times-16rows-$t.txt" | awk '{printf "%s %s %s us; ", $1, $2, $5}')"
+done | tee $R/timer.txt
+echo "t=$SECONDS"
+STOP_AFTER=$((400 - SECONDS)) OUT=$R bash tools/device/alternate.sh $V > /dev/null
+cat $R/medians.txt; echo "t=$SECONDS"
+timeout -k 5 60 $B/plumb synth --only kernels > $R/kernels.txt 2>&1
+PYTHONUNBUFFERED=1 timeout -k 5 100 python3 tools/device/synth_peer.py $R/synth_peer.json > $R/synth_peer.txt 2>&1
+grep -E "^(fp8 rows|dense fp8) .* (1|8) " $R/kernels.txt; grep -E "block-scaled .* (1|8) |copy bandwidth" $R/synth_peer.txt | head -20
+tar -czf $OUT/call.tgz -C $R .
+cp $R/checks.txt $R/tests.txt $R/timer.txt $R/medians.txt $R/kernels.txt $R/synth_peer.txt $OUT/ 2>/dev/null
+echo "t=$SECONDS"
