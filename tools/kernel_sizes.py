@@ -4,7 +4,7 @@
   python3 tools/kernel_sizes.py FILE.cu [FILE.cu ...] [--rev REV] [--against REV2] [--match REGEX]
 
 Compiles each file for sm_90a to a cubin with build-gpu/'s own compile command (a file build-gpu does not build
-gets `nvcc -std=c++17 -O3 -I src`, nvcc from $NVCC, the PATH or /usr/local/cuda/bin), reads each kernel's SASS bytes from the cubin's sections (`readelf`) and its
+gets `nvcc -std=c++17 -O3 --expt-relaxed-constexpr -I src`, nvcc from $NVCC, the PATH or /usr/local/cuda/bin), reads each kernel's SASS bytes from the cubin's sections (`readelf`) and its
 registers and spills from ptxas's report. Prints each kernel's bytes, instructions (16 bytes each), registers and
 spill bytes stored / loaded. With --rev REV, REV beside the working tree (or beside --against REV2), with the change
 in instructions.
@@ -56,7 +56,9 @@ def find_nvcc():
 def cubin_command(source, tree, commands, out):
     args = commands.get(source)
     if args is None:
-        base = [find_nvcc() or "nvcc", "-std=c++17", "-O3", "-I", os.path.join(tree, "src"), os.path.join(tree, source)]
+        # CMakeLists.txt's CUDA flags that change what compiles: constexpr std:: calls in device code
+        base = [find_nvcc() or "nvcc", "-std=c++17", "-O3", "--expt-relaxed-constexpr", "-I", os.path.join(tree, "src"),
+                os.path.join(tree, source)]
     else:
         base = ptx_diff.to_ptx(args, tree, out)[:-4]  # the build's flags without its -arch, -ptx and -o
     return base + ["--generate-code=arch=compute_90a,code=[sm_90a]", "-cubin", "-Xptxas", "-v", "-o", out]
