@@ -4,7 +4,7 @@ Dense: bf16 F.linear (weights 2 bytes each) and, where this torch supports it, F
 per-tensor scales (rows padded to 16, its minimum) and with the model's own block scales (activations 1x128, weights
 128x128: cuBLAS 12.9+ on sm90; the scale layout is found by checking the product against a float32 reference, and a
 torch that takes none says so). Experts: per expert two bf16 [2048,4096] and one [4096,2048]
-matmuls (what an engine without FP4 kernels would run). Times are medians over CUDA-event timings; weights rotate
+matmuls (what an engine without FP4 kernels would run). wo_a: the release's bf16 grouped GEMM. Times are medians over CUDA-event timings; weights rotate
 through several copies so the L2 holds none. Writes JSON (argv[1]) and prints a table.
 """
 import json
@@ -115,6 +115,17 @@ def main():
             del w8
         except Exception as e:  # torch without FP8 matmul on this device: say so
             print(f"fp8 scaled_mm unavailable for {name}: {e}")
+    # wo_a as the release runs it (dsv4-forward.md section 7): a bf16 GEMM of each group's dequantized weights with
+    # its 8 heads' unquantized bf16 outputs, 8 groups of 1024x4096 (plumb reads the FP8 codes: half these bytes).
+    groups, n_g, k_g = 8, 1024, 4096
+    copies = max(2, (512 << 20) // (2 * groups * n_g * k_g) + 1)
+    wa = [torch.randn(groups, n_g, k_g, device=dev, dtype=torch.bfloat16) * 0.02 for _ in range(copies)]
+    for rows in rows_list:
+        xa = torch.randn(rows, groups, k_g, device=dev, dtype=torch.bfloat16)
+        s = median_time(lambda i: torch.einsum("rgk,gnk->rgn", xa, wa[i % copies]))
+        cells.append({"class": "torch bf16 grouped (release)", "shape": "wo_a 8x1024x4096", "rows": rows,
+                      "seconds": s, "bytes": 2 * groups * n_g * k_g})
+    del wa
     hidden, inter = 4096, 2048
     n_exp = 96
     w13 = [torch.randn(2 * inter, hidden, device=dev, dtype=torch.bfloat16) * 0.02 for _ in range(n_exp)]
