@@ -3,9 +3,9 @@
 Dense: bf16 F.linear (weights 2 bytes each) and, where this torch supports it, FP8 torch._scaled_mm with
 per-tensor scales (rows padded to 16, its minimum) and with the model's own block scales (activations 1x128, weights
 128x128: cuBLAS 12.9+ on sm90; the scale layout is found by checking the product against a float32 reference, and a
-torch that takes none says so). Experts: per expert two bf16 [2048,4096] and one [4096,2048]
-matmuls (what an engine without FP4 kernels would run). wo_a: the release's bf16 grouped GEMM. Times are medians over CUDA-event timings; weights rotate
-through several copies so the L2 holds none. Writes JSON (argv[1]) and prints a table.
+torch that takes none says so). wo_a: the release's bf16 grouped GEMM. Experts: per expert two bf16 [2048,4096] and
+one [4096,2048] matmuls (what an engine without FP4 kernels would run). Times are medians over CUDA-event timings;
+weights rotate through several copies so the L2 holds none. Writes JSON (argv[1]) and prints a table.
 """
 import json
 import sys
