@@ -34,7 +34,8 @@ constexpr LinearShape kDenseShapes[] = {
     // The release's width: a lane's sum runs over 16 steps of 256 columns (the CUDA backend's deep bf16 kernels)
     {"weights_proj 64x4096 bf16, scaled", 64, 4096, 1, false, false, 1.0 / 90.50966799187809, false},
     {"wo_a 4 groups of 64x128 fp8", 256, 128, 4, true, false, 1.0, false},
-    // 4096 rows or more: the CUDA backend's four-features-a-warp kernels (two rows a pass up to 4 rows, eight above)
+    // 4096 rows or more: with PLUMB_DENSE_FP8_MMA=0 the CUDA backend's four-features-a-warp FMA kernels (two rows a
+    // pass up to 4 rows, eight above); by default its matrix-unit kernel, as every FP8 shape here
     {"wo_a 4 groups of 1024x128 fp8", 4096, 128, 4, true, false, 1.0, false},
     // K of many 128-wide blocks: the CUDA matrix-unit kernel's four K quarters and its staging ring (16 blocks), and
     // 5 blocks, which leave its last quarter empty
