@@ -78,6 +78,24 @@ void fill_random(DeviceBuffer& buf, uint64_t seed, bool fp8_codes) {
   buf.upload(h.data(), h.size());
 }
 
+// Enough copies of an n x k FP8 weight (random codes, scales 2^-7) that 256 MB of them rotate past the L2.
+struct Fp8Copies {
+  std::vector<DeviceBuffer> codes, scales;
+  int count() const { return int(codes.size()); }
+};
+Fp8Copies make_fp8_copies(int64_t n, int64_t k, uint64_t seed) {
+  Fp8Copies w;
+  const int copies = int(std::max<int64_t>(2, (256ll << 20) / (n * k) + 1));
+  for (int c = 0; c < copies; ++c) {
+    w.codes.emplace_back(size_t(n * k));
+    fill_random(w.codes.back(), seed + uint64_t(c), true);
+    w.scales.emplace_back(size_t(((n + 127) / 128) * ((k + 127) / 128)));
+    std::vector<uint8_t> hs(w.scales.back().bytes(), 120);
+    w.scales.back().upload(hs.data(), hs.size());
+  }
+  return w;
+}
+
 }  // namespace
 
 double measure_copy_bandwidth() {
@@ -119,22 +137,16 @@ std::vector<KernelCell> time_kernel_classes(const std::vector<int>& rows_list, i
     x.upload(hx.data(), hx.size() * 2);
   }
   for (const auto& d : dense) {
-    const int copies = int(std::max<int64_t>(2, (256ll << 20) / (d.n * d.k) + 1));
-    std::vector<DeviceBuffer> codes, scales;
-    for (int c = 0; c < copies; ++c) {
-      codes.emplace_back(size_t(d.n * d.k));
-      fill_random(codes.back(), 100 + c, true);
-      scales.emplace_back(size_t(((d.n + 127) / 128) * ((d.k + 127) / 128)));
-      std::vector<uint8_t> hs(scales.back().bytes(), 120);
-      scales.back().upload(hs.data(), hs.size());
-    }
+    const Fp8Copies wc = make_fp8_copies(d.n, d.k, 100);
+    const int copies = wc.count();
     DeviceBuffer ws(fp8_linear_workspace_bytes(d.n, d.k, max_rows));
     fp8_linear_workspace_init(ws.get(), d.n, nullptr);
-    const double bytes = double(d.n * d.k) + double(scales[0].bytes());
+    const double bytes = double(d.n * d.k) + double(wc.scales[0].bytes());
     for (int rows : rows_list) {
       const double s = time_call(
           [&](int i, cudaStream_t st) {
-            const Fp8WeightView w{codes[size_t(i % copies)].as<uint8_t>(), scales[size_t(i % copies)].as<uint8_t>(), d.n, d.k};
+            const size_t c = size_t(i % copies);
+            const Fp8WeightView w{wc.codes[c].as<uint8_t>(), wc.scales[c].as<uint8_t>(), d.n, d.k};
             fp8_linear(w, x.as<uint16_t>(), rows, y.as<uint16_t>(), ws.get(), 0, st);
           },
           repeats, stream);
@@ -145,15 +157,8 @@ std::vector<KernelCell> time_kernel_classes(const std::vector<int>& rows_list, i
   // wo_a: the dense linear of FP8 weights in 8 groups, its activations unquantized float32 rows of bf16 values.
   {
     const int64_t groups = 8, n = 8192, k = 4096;
-    const int copies = int((256ll << 20) / (n * k) + 1);
-    std::vector<DeviceBuffer> codes, scales;
-    for (int c = 0; c < copies; ++c) {
-      codes.emplace_back(size_t(n * k));
-      fill_random(codes.back(), 300 + c, true);
-      scales.emplace_back(size_t((n / 128) * (k / 128)));
-      std::vector<uint8_t> hs(scales.back().bytes(), 120);
-      scales.back().upload(hs.data(), hs.size());
-    }
+    const Fp8Copies wc = make_fp8_copies(n, k, 300);
+    const int copies = wc.count();
     DeviceBuffer xf(size_t(max_rows) * groups * k * 4), yf(size_t(max_rows) * n * 4);
     {
       std::vector<float> hx(size_t(max_rows) * groups * k);
@@ -161,12 +166,12 @@ std::vector<KernelCell> time_kernel_classes(const std::vector<int>& rows_list, i
       for (auto& v : hx) v = float(int(g() % 255) - 127) / 128.0f;  // bf16 values in (-1, 1)
       xf.upload(hx.data(), hx.size() * 4);
     }
-    const double bytes = double(n * k) + double(scales[0].bytes());
+    const double bytes = double(n * k) + double(wc.scales[0].bytes());
     for (int rows : rows_list) {
       const double s = time_call(
           [&](int i, cudaStream_t st) {
-            const ops::WeightRef w{ops::kFp8Blocks, codes[size_t(i % copies)].get(),
-                                   scales[size_t(i % copies)].as<uint8_t>(), n, k, k / 128};
+            const size_t c = size_t(i % copies);
+            const ops::WeightRef w{ops::kFp8Blocks, wc.codes[c].get(), wc.scales[c].as<uint8_t>(), n, k, k / 128};
             ops::dense_linear(w, groups, ops::View{xf.get(), rows, groups * k, groups * k},
                               ops::View{yf.get(), rows, n, n}, true, 1.0f, st);
           },
