@@ -72,8 +72,6 @@ bool no_c_enabled() {
   return on;
 }
 
-// The gate/up pass without the zero C's adds; the down pass keeps the emulation (session 12's experts-f16 wrote
-// both passes' MMAs out and lost 1.1 us in the down pass).
 // PLUMB_EXPERTS_NT2_BOUND=0 lets the 16-row passes take up to 255 registers, two blocks a multiprocessor (an A/B
 // switch; same bits).
 bool nt2_bound_enabled() {
@@ -81,6 +79,8 @@ bool nt2_bound_enabled() {
   return on;
 }
 
+// The gate/up pass without the zero C's adds; the down pass keeps the emulation (session 12's experts-f16 wrote
+// both passes' MMAs out and lost 1.1 us in the down pass).
 template <int NT, bool TWO, bool EVEN, int MIN_BLOCKS, bool ADAPT = false>
 auto pass_kernel_bounded() {
   if constexpr (TWO) {
