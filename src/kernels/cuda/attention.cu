@@ -15,6 +15,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "base/env_switch.h"
 #include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/cuda/device.h"
 #include "kernels/cuda/launch.cuh"
@@ -72,13 +73,39 @@ struct RowKeys {
   }
 };
 
-// kFull: head_dim is 32 * kMaxLaneValues, so no lane's channel needs a bounds check.
-template <bool kFull>
+// A warp's kDots = kLogitHeads x kKeysPerWarp lane partials, for kSmemTree: dot d's partial of lane l at
+// d * kTreeStride + 16 (l % 2) + l / 2, so each lane writes one bank and the two lanes of a dot read their 16 as four
+// LDS.128 without conflicts.
+constexpr int kDots = kLogitHeads * kKeysPerWarp;
+constexpr int kTreeStride = 36;
+
+// warp_sum's xor tree over one dot's 32 lane partials, with two lanes a dot: lane 2d + q adds the partials of lanes
+// q, q + 2, ..., q + 30 as the tree's levels 16, 8, 4 and 2 do (each add is one the tree makes, in its pairing), then
+// the last level adds the two halves. Every lane's result is the tree's value, bit for bit.
+__device__ __forceinline__ float tree_of_pair(const float* partials, int q) {
+  float v[16];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float4 f = *reinterpret_cast<const float4*>(partials + 16 * q + 4 * i);
+    v[4 * i] = f.x, v[4 * i + 1] = f.y, v[4 * i + 2] = f.z, v[4 * i + 3] = f.w;
+  }
+  // v[m] is lane 2m + q's partial; the tree pairs lane i with i ^ 16, ^ 8, ^ 4, ^ 2: here m with m ^ 8, ^ 4, ^ 2, ^ 1
+#pragma unroll
+  for (int o = 8; o > 0; o >>= 1)
+#pragma unroll
+    for (int m = 0; m < o; ++m) v[m] = v[m] + v[m + o];
+  return v[0] + __shfl_xor_sync(0xffffffffu, v[0], 1);
+}
+
+// kFull: head_dim is 32 * kMaxLaneValues, so no lane's channel needs a bounds check. kSmemTree: the lanes' partials
+// of a warp's keys and heads meet in shared memory (tree_of_pair) instead of warp_sum's shuffles, the same sums.
+template <bool kFull, bool kSmemTree>
 __global__ void __launch_bounds__(kLogitThreads) attention_logits_kernel(AttentionArgs p, View q, Keys keys, Scratch s) {
   kernel_prologue();
   __shared__ float query[kLogitHeads][32 * kMaxLaneValues];
   __shared__ float logit[kLogitHeads][kMaxAttentionBlock];
   __shared__ const float* key_ptr[kMaxAttentionBlock];
+  __shared__ __align__(16) float tree[kSmemTree ? kLogitThreads / 32 : 1][kDots * kTreeStride];
   const RowKeys rk(p, keys, blockIdx.x);
   const int64_t h0 = int64_t(blockIdx.z) * kLogitHeads;
   const int heads = int(std::min<int64_t>(p.heads - h0, kLogitHeads)), d = int(p.head_dim);
@@ -105,26 +132,50 @@ __global__ void __launch_bounds__(kLogitThreads) attention_logits_kernel(Attenti
 #pragma unroll
         for (int k = 0; k < kMaxLaneValues; ++k) kv[j][k] = key && in_range(k) ? key[lane + 32 * k] : 0.0f;
       }
-      for (int h = 0; h < heads; ++h) {
-        float qv[kMaxLaneValues], dot[kKeysPerWarp];
+      if constexpr (kSmemTree) {  // every head's partials first, then one tree a dot
 #pragma unroll
-        for (int k = 0; k < kMaxLaneValues; ++k) qv[k] = in_range(k) ? query[h][lane + 32 * k] : 0.0f;
+        for (int h = 0; h < kLogitHeads; ++h) {
+          if (h >= heads) break;
+          float qv[kMaxLaneValues];
 #pragma unroll
-        for (int j = 0; j < kKeysPerWarp; ++j) {
-          dot[j] = 0.0f;
-          if (present[j])
+          for (int k = 0; k < kMaxLaneValues; ++k) qv[k] = in_range(k) ? query[h][lane + 32 * k] : 0.0f;
 #pragma unroll
-            for (int k = 0; k < kMaxLaneValues; ++k)
-              if (in_range(k)) dot[j] = __fmaf_rn(qv[k], kv[j][k], dot[j]);
+          for (int j = 0; j < kKeysPerWarp; ++j) {
+            float dot = 0.0f;
+            if (present[j])
+#pragma unroll
+              for (int k = 0; k < kMaxLaneValues; ++k)
+                if (in_range(k)) dot = __fmaf_rn(qv[k], kv[j][k], dot);
+            tree[warp][(h * kKeysPerWarp + j) * kTreeStride + 16 * (lane % 2) + lane / 2] = dot;
+          }
         }
+        __syncwarp();
+        const int d = lane / 2, h = d / kKeysPerWarp, v = v0 + (d % kKeysPerWarp) * warps;
+        const float sum = tree_of_pair(&tree[warp][d * kTreeStride], lane % 2);
+        if (lane % 2 == 0 && h < heads && v < n) logit[h][v] = key_ptr[v] ? sum * p.softmax_scale : -INFINITY;
+        __syncwarp();  // the partials are read before the next keys' overwrite them
+      } else {
+        for (int h = 0; h < heads; ++h) {
+          float qv[kMaxLaneValues], dot[kKeysPerWarp];
 #pragma unroll
-        for (int o = 16; o > 0; o >>= 1)  // warp_sum's xor tree, the keys' trees interleaved
+          for (int k = 0; k < kMaxLaneValues; ++k) qv[k] = in_range(k) ? query[h][lane + 32 * k] : 0.0f;
 #pragma unroll
-          for (int j = 0; j < kKeysPerWarp; ++j) dot[j] += __shfl_xor_sync(0xffffffffu, dot[j], o);
+          for (int j = 0; j < kKeysPerWarp; ++j) {
+            dot[j] = 0.0f;
+            if (present[j])
 #pragma unroll
-        for (int j = 0; j < kKeysPerWarp; ++j) {
-          const int v = v0 + j * warps;
-          if (lane == 0 && v < n) logit[h][v] = present[j] ? dot[j] * p.softmax_scale : -INFINITY;
+              for (int k = 0; k < kMaxLaneValues; ++k)
+                if (in_range(k)) dot[j] = __fmaf_rn(qv[k], kv[j][k], dot[j]);
+          }
+#pragma unroll
+          for (int o = 16; o > 0; o >>= 1)  // warp_sum's xor tree, the keys' trees interleaved
+#pragma unroll
+            for (int j = 0; j < kKeysPerWarp; ++j) dot[j] += __shfl_xor_sync(0xffffffffu, dot[j], o);
+#pragma unroll
+          for (int j = 0; j < kKeysPerWarp; ++j) {
+            const int v = v0 + j * warps;
+            if (lane == 0 && v < n) logit[h][v] = present[j] ? dot[j] * p.softmax_scale : -INFINITY;
+          }
         }
       }
     }
@@ -368,8 +419,11 @@ void attention(const AttentionArgs& p, View q, View ring, View compressed, const
     const Scratch sc{scratch, scratch + rows * p.heads * max_entries,
                      reinterpret_cast<int32_t*>(scratch + rows * p.heads * (max_entries + blocks)), max_entries, blocks};
     const unsigned head_groups = unsigned((p.heads + kLogitHeads - 1) / kLogitHeads);
-    const auto logits_kernel = p.head_dim == 32 * kMaxLaneValues ? attention_logits_kernel<true>
-                                                                 : attention_logits_kernel<false>;
+    static const bool smem_tree = env_switch_on("PLUMB_ATTENTION_SMEM_TREE");
+    const bool full = p.head_dim == 32 * kMaxLaneValues;
+    const auto logits_kernel =
+        smem_tree ? (full ? attention_logits_kernel<true, true> : attention_logits_kernel<false, true>)
+                  : (full ? attention_logits_kernel<true, false> : attention_logits_kernel<false, false>);
     launch(s, "attention_logits", logits_kernel,
            dim3(unsigned(rows), unsigned(std::clamp<int64_t>(blocks, 1, kLogitBlocksY)), head_groups),
            dim3(kLogitThreads), 0, p, part(q), keys, sc);
