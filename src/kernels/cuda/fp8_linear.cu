@@ -198,12 +198,15 @@ __global__ void __launch_bounds__(W * 32, NT == 1 ? 16 / W : 1) fp8_linear_kerne
 }
 
 // One block of the one-launch kernel (block numbers its place in this linear's grid): a block's four warps share one
-// K split and own 16 output features each, and for each pass of 8 rows the block first quantizes the rows over that
-// split into shared memory (no act_quant launch). Every block pays for that quantization, so fp8_linear picks it
-// only where that costs less than the launch saved.
+// K split and own 16 output features each, and for each pass of 8 NT rows the block first quantizes the rows over
+// that split into shared memory (no act_quant launch). Every block pays for that quantization, so fp8_linear picks
+// it only where that costs less than the launch saved. NT = 2 (9-16 rows) loads and widens each weight fragment
+// once for both 8-row tiles, with one quantization and one barrier a launch; each row's MMAs, promotion and partial
+// are those of an 8-row pass.
+template <int NT>
 __device__ __forceinline__ void fused_linear_block(const LinearArgs& a, const LinearInput& in, int block) {
   extern __shared__ __align__(16) uint8_t pass_smem[];
-  constexpr int NT = 1;
+  constexpr int kRows = kPassRows * NT;
   const int mtiles = int(a.n / 16);
   const int split = block % a.splits;
   const int64_t mtile = int64_t(block / a.splits) * kWarpsPerBlock + int(threadIdx.x) / 32;
@@ -211,7 +214,7 @@ __device__ __forceinline__ void fused_linear_block(const LinearArgs& a, const Li
   const int64_t kblocks = a.k / 128;
   const int64_t per_split = kblocks / a.splits;
   const int64_t kb0 = split * per_split;
-  const PassActs s{pass_smem, reinterpret_cast<float*>(pass_smem + kPassRows * pass_row_bytes(per_split)),
+  const PassActs s{pass_smem, reinterpret_cast<float*>(pass_smem + kRows * pass_row_bytes(per_split)),
                    pass_row_bytes(per_split), int(per_split)};
   wait_for_earlier_kernels();
   allow_next_kernel();
@@ -221,20 +224,23 @@ __device__ __forceinline__ void fused_linear_block(const LinearArgs& a, const Li
   const int64_t wscale_cols = (a.k + 127) / 128;
   const uint8_t* wscale_row = a.wscale + (((owns_tile ? mtile : 0) * 16) / 128) * wscale_cols;
 
-  for (int64_t base = 0; base < a.rows; base += kPassRows) {
+  for (int64_t base = 0; base < a.rows; base += kRows) {
     BlockLoad<NT> cur, nxt;
     if (owns_tile) load_weights(a, m0, m1, kb0, t, cur.w);  // in flight while the block quantizes
     if (base > 0) __syncthreads();                          // the last pass has read its activations
-    quantize_pass(a, in, base, kPassRows, kb0, s, int(threadIdx.x) / 32, kWarpsPerBlock);
+    quantize_pass(a, in, base, kRows, kb0, s, int(threadIdx.x) / 32, kWarpsPerBlock);
     __syncthreads();
     if (!owns_tile) continue;
     float acc[NT][4] = {};
-    load_acts_shared<NT>(a, s, 0, g, t, cur);
+    // One 8-row tile: the next K block's activations prefetched with its weights. Two: read from shared memory when
+    // used (prefetched, both tiles' fragments spilled at 168 registers).
+    if constexpr (NT == 1) load_acts_shared<NT>(a, s, 0, g, t, cur);
     for (int64_t kb = kb0; kb < kb1; ++kb) {
       if (kb + 1 < kb1) {
         load_weights(a, m0, m1, kb + 1, t, nxt.w);
-        load_acts_shared<NT>(a, s, int(kb + 1 - kb0), g, t, nxt);
+        if constexpr (NT == 1) load_acts_shared<NT>(a, s, int(kb + 1 - kb0), g, t, nxt);
       }
+      if constexpr (NT > 1) load_acts_shared<NT>(a, s, int(kb - kb0), g, t, cur);
       mma_block<NT>(cur, e8m0_value(wscale_row[kb]), acc);
       cur = nxt;
     }
@@ -243,19 +249,21 @@ __device__ __forceinline__ void fused_linear_block(const LinearArgs& a, const Li
   if (owns_tile && a.splits > 1) sum_splits(a, mtile, lane);
 }
 
+template <int NT>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, 4) fp8_linear_fused_kernel(LinearArgs a, LinearInput in) {
-  fused_linear_block(a, in, int(blockIdx.x));
+  fused_linear_block<NT>(a, in, int(blockIdx.x));
 }
 
 // Two one-launch linears of the same input in one grid (the shared expert's w1 and w3): the first a_blocks blocks
 // are a's, the rest b's. Each keeps its own grid, splits, partials and arrival counters, so each output's bits are
 // those of its own launch; one launch's fixed cost (about 2.5 us alone, H200) is saved.
-__global__ void __launch_bounds__(kWarpsPerBlock * 32, 4) fp8_linear_fused_pair_kernel(LinearArgs a, LinearArgs b,
-                                                                                       int a_blocks, LinearInput in) {
+template <int NT>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, 4)
+    fp8_linear_fused_pair_kernel(LinearArgs a, LinearArgs b, int a_blocks, LinearInput in) {
   if (int(blockIdx.x) < a_blocks) {
-    fused_linear_block(a, in, int(blockIdx.x));
+    fused_linear_block<NT>(a, in, int(blockIdx.x));
   } else {
-    fused_linear_block(b, in, int(blockIdx.x) - a_blocks);
+    fused_linear_block<NT>(b, in, int(blockIdx.x) - a_blocks);
   }
 }
 
@@ -380,18 +388,19 @@ void fp8_linear(const Fp8WeightView& w, const LinearIo& io, int64_t rows, void* 
   const LinearInput& in = call.in;
   const int64_t per_split = call.per_split;
   const bool quantize_here = quantize_in_linear(quantize, per_split);
-  // Up to 16 rows the cluster kernel takes the rows 8 a pass where it applies: its weights stay in registers from
-  // pass to pass, where the two-launch kernel's 16-row pass sums 16 rows of every split through global memory.
+  // Up to 16 rows the cluster kernel takes the rows where it applies, 8 a pass (or at 9-16 rows one pass of two
+  // tiles, unless 8 rows a pass were asked for): its weights stay in registers, where the two-launch kernel's 16-row
+  // pass sums 16 rows of every split through global memory.
   const bool cluster_rows = rows_per_pass == 8 || (rows_per_pass == 0 && rows <= 16);
-  if (cluster_rows && quantize_here && launch_cluster_linear(a, in, per_split, stream)) return;
+  if (cluster_rows && quantize_here && launch_cluster_linear(a, in, per_split, rows_per_pass == 0, stream)) return;
   if (rows_per_pass == 0) rows_per_pass = rows <= 8 ? 8 : rows <= 16 ? 16 : 32;
   if (rows_per_pass == 8 && quantize_here) {
     const size_t smem = pass_acts_bytes(8, per_split);
     if (smem > kMaxPassBytes)
       fail("fp8_linear: a {}x{} weight needs {} bytes of shared memory a pass (at most {})", w.n, w.k, smem,
            kMaxPassBytes);
-    allow_shared_bytes<fp8_linear_fused_kernel, kMaxPassBytes>();
-    launch(stream, "fp8_linear_fused", fp8_linear_fused_kernel, dim3(unsigned(fused_blocks(a))),
+    allow_shared_bytes<fp8_linear_fused_kernel<1>, kMaxPassBytes>();
+    launch(stream, "fp8_linear_fused", fp8_linear_fused_kernel<1>, dim3(unsigned(fused_blocks(a))),
            dim3(kWarpsPerBlock * 32), smem, a, in);
     return;
   }
@@ -425,10 +434,17 @@ void fp8_linear_pair(const Fp8WeightView& w1, const LinearIo& io1, void* workspa
     return;
   }
   if (c1.a.splits == c2.a.splits && launch_cluster_pair(c1.a, c2.a, c1.in, c1.per_split, stream)) return;
-  allow_shared_bytes<fp8_linear_fused_pair_kernel, kMaxPassBytes>();
   const int a_blocks = fused_blocks(c1.a);
-  launch(stream, "fp8_linear_fused_pair", fp8_linear_fused_pair_kernel, dim3(unsigned(a_blocks + fused_blocks(c2.a))),
-         dim3(kWarpsPerBlock * 32), pass_acts_bytes(8, c1.per_split), c1.a, c2.a, a_blocks, c1.in);
+  const dim3 grid(unsigned(a_blocks + fused_blocks(c2.a)));
+  if (rows > 8 && pass16_enabled() && pass_acts_bytes(16, c1.per_split) <= kMaxPassBytes) {  // one 16-row pass
+    allow_shared_bytes<fp8_linear_fused_pair_kernel<2>, kMaxPassBytes>();
+    launch(stream, "fp8_linear_fused_pair", fp8_linear_fused_pair_kernel<2>, grid, dim3(kWarpsPerBlock * 32),
+           pass_acts_bytes(16, c1.per_split), c1.a, c2.a, a_blocks, c1.in);
+    return;
+  }
+  allow_shared_bytes<fp8_linear_fused_pair_kernel<1>, kMaxPassBytes>();
+  launch(stream, "fp8_linear_fused_pair", fp8_linear_fused_pair_kernel<1>, grid, dim3(kWarpsPerBlock * 32),
+         pass_acts_bytes(8, c1.per_split), c1.a, c2.a, a_blocks, c1.in);
 }
 
 void fp8_linear(const Fp8WeightView& w, const uint16_t* x, int64_t rows, uint16_t* y, void* workspace,

@@ -21,13 +21,14 @@ namespace {
 // from global memory, so the bits are the same. There are no global partials, no fence and no arrival atomic: in
 // fp8_linear_fused_kernel the stalls on those and on the barrier before them were 45% of its samples (ncu source page,
 // wq_a at one row, H200, session 11 call 1).
-constexpr int kPassSums = kPassRows * 16;
-
-__host__ __device__ constexpr size_t cluster_region_bytes(int64_t per_split) {
-  return (pass_acts_bytes(kPassRows, per_split) + 15) / 16 * 16;
+// NT 8-row tiles a pass: 2 takes 9-16 rows in one pass (one quantization, one pair of cluster barriers, each weight
+// fragment widened once for both tiles); each row's MMAs, promotion and split order are an 8-row pass's.
+__host__ __device__ constexpr int pass_sums(int nt) { return kPassRows * nt * 16; }
+__host__ __device__ constexpr size_t cluster_region_bytes(int64_t per_split, int nt = 1) {
+  return (pass_acts_bytes(kPassRows * nt, per_split) + 15) / 16 * 16;
 }
-__host__ __device__ constexpr size_t cluster_smem_bytes(int64_t per_split) {
-  return kWarpsPerBlock * (cluster_region_bytes(per_split) + kPassSums * sizeof(float));
+__host__ __device__ constexpr size_t cluster_smem_bytes(int64_t per_split, int nt = 1) {
+  return kWarpsPerBlock * (cluster_region_bytes(per_split, nt) + pass_sums(nt) * sizeof(float));
 }
 
 // One warp quantizes its split's P K blocks of the pass's rows as quantize_pass does, with a K block's loads of the
@@ -52,10 +53,11 @@ __device__ __forceinline__ void quantize_split(const LinearArgs& a, const Linear
   }
 }
 
-// C blocks a cluster, P K blocks a split. A warp's weights (P K blocks of its 16 features) are read before the PDL
-// wait: constant weights may be (dependent_launch.cuh).
-template <int C, int P>
+// C blocks a cluster, P K blocks a split, NT 8-row tiles a pass. A warp's weights (P K blocks of its 16 features)
+// are read before the PDL wait: constant weights may be (dependent_launch.cuh).
+template <int C, int P, int NT = 1>
 __device__ __forceinline__ void cluster_linear_block(const LinearArgs& a, const LinearInput& in, int block) {
+  constexpr int kSums = pass_sums(NT);
   extern __shared__ __align__(16) uint8_t cluster_smem[];
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
@@ -72,41 +74,51 @@ __device__ __forceinline__ void cluster_linear_block(const LinearArgs& a, const 
     load_weights(a, m0, m1, kb0 + j, t, w[j]);
     sw[j] = e8m0_value(a.wscale[((mtile * 16) / 128) * ((a.k + 127) / 128) + kb0 + j]);
   }
-  uint8_t* mine = cluster_smem + warp * cluster_region_bytes(P);
-  const PassActs s{mine, reinterpret_cast<float*>(mine + kPassRows * pass_row_bytes(P)), pass_row_bytes(P), P};
-  float* sums = reinterpret_cast<float*>(cluster_smem + kWarpsPerBlock * cluster_region_bytes(P));
+  uint8_t* mine = cluster_smem + warp * cluster_region_bytes(P, NT);
+  const PassActs s{mine, reinterpret_cast<float*>(mine + kPassRows * NT * pass_row_bytes(P)), pass_row_bytes(P), P};
+  float* sums = reinterpret_cast<float*>(cluster_smem + kWarpsPerBlock * cluster_region_bytes(P, NT));
   wait_for_earlier_kernels();
   allow_next_kernel();
 
-  for (int64_t base = 0; base < a.rows; base += kPassRows) {
-    quantize_split<P>(a, in, base, kb0, s);
+  for (int64_t base = 0; base < a.rows; base += kPassRows * NT) {
+#pragma unroll 1
+    for (int nt = 0; nt < NT; ++nt) {  // each 8 rows as an 8-row pass quantizes them (one copy of the code)
+      const PassActs tile{s.codes + nt * kPassRows * s.row_bytes, s.scales + nt * kPassRows * P, s.row_bytes, P};
+      quantize_split<P>(a, in, base + nt * kPassRows, kb0, tile);
+    }
     __syncwarp();
-    float acc[1][4] = {};
+    float acc[NT][4] = {};
 #pragma unroll
     for (int j = 0; j < P; ++j) {
       if (j >= blocks) break;
-      BlockLoad<1> cur;
+      BlockLoad<NT> cur;
       for (int c = 0; c < 2; ++c) cur.w[c][0] = w[j][c][0], cur.w[c][1] = w[j][c][1];
-      load_acts_shared<1>(a, s, j, g, t, cur);
-      mma_block<1>(cur, sw[j], acc);
+      load_acts_shared<NT>(a, s, j, g, t, cur);
+      mma_block<NT>(cur, sw[j], acc);
     }
 #pragma unroll
-    for (int j = 0; j < 4; ++j)  // acc[j]: row 2t + (j & 1), feature g, or g + 8 for j >= 2
-      sums[warp * kPassSums + (2 * t + (j & 1)) * 16 + g + (j < 2 ? 0 : 8)] = acc[0][j];
-    cluster.sync();
-    const int64_t row = base + int(threadIdx.x) / 16;
-    if (rank == 0 && int(threadIdx.x) < kPassSums && row < a.rows) {
-      float sum = 0.0f;
+    for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
-      for (int b = 0; b < C; ++b) {  // a block's four sums loaded together, added in split order
-        const float* theirs = cluster.map_shared_rank(sums, b) + threadIdx.x;
-        const float v[4] = {theirs[0], theirs[kPassSums], theirs[2 * kPassSums], theirs[3 * kPassSums]};
-        sum = b == 0 ? v[0] : sum + v[0];
-        sum = sum + v[1];
-        sum = sum + v[2];
-        sum = sum + v[3];
+      for (int j = 0; j < 4; ++j)  // acc[nt][j]: row 8 nt + 2t + (j & 1), feature g, or g + 8 for j >= 2
+        sums[warp * kSums + (8 * nt + 2 * t + (j & 1)) * 16 + g + (j < 2 ? 0 : 8)] = acc[nt][j];
+    cluster.sync();
+#pragma unroll
+    for (int i0 = 0; i0 < kSums; i0 += kWarpsPerBlock * 32) {  // a thread's outputs: i0 + threadIdx.x
+      const int i = i0 + int(threadIdx.x);
+      const int64_t row = base + i / 16;
+      if (rank == 0 && i < kSums && row < a.rows) {
+        float sum = 0.0f;
+#pragma unroll
+        for (int b = 0; b < C; ++b) {  // a block's four sums loaded together, added in split order
+          const float* theirs = cluster.map_shared_rank(sums, b) + i0 + threadIdx.x;
+          const float v[4] = {theirs[0], theirs[kSums], theirs[2 * kSums], theirs[3 * kSums]};
+          sum = b == 0 ? v[0] : sum + v[0];
+          sum = sum + v[1];
+          sum = sum + v[2];
+          sum = sum + v[3];
+        }
+        store_output(a, row, mtile * 16 + i % 16, sum);
       }
-      store_output(a, row, mtile * 16 + int(threadIdx.x) % 16, sum);
     }
     cluster.sync();  // the first block has read every block's sums (and each warp its activations)
   }
@@ -116,20 +128,20 @@ __device__ __forceinline__ void cluster_linear_block(const LinearArgs& a, const 
 // did not fit one wave (62 clusters did, ncu, session 11 call 2).
 constexpr int cluster_blocks_per_sm(int p) { return p == 1 ? 5 : 4; }
 
-template <int C, int P>
+template <int C, int P, int NT>
 __global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(kWarpsPerBlock * 32, cluster_blocks_per_sm(P))
     fp8_linear_cluster_kernel(LinearArgs a, LinearInput in) {
-  cluster_linear_block<C, P>(a, in, int(blockIdx.x));
+  cluster_linear_block<C, P, NT>(a, in, int(blockIdx.x));
 }
 
 // The shared expert's pair on cluster_linear_block (both linears with 4 C splits, so no cluster straddles them).
-template <int C, int P>
+template <int C, int P, int NT>
 __global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(kWarpsPerBlock * 32, cluster_blocks_per_sm(P))
     fp8_linear_cluster_pair_kernel(LinearArgs a, LinearArgs b, int a_blocks, LinearInput in) {
   if (int(blockIdx.x) < a_blocks) {
-    cluster_linear_block<C, P>(a, in, int(blockIdx.x));
+    cluster_linear_block<C, P, NT>(a, in, int(blockIdx.x));
   } else {
-    cluster_linear_block<C, P>(b, in, int(blockIdx.x) - a_blocks);
+    cluster_linear_block<C, P, NT>(b, in, int(blockIdx.x) - a_blocks);
   }
 }
 
@@ -166,35 +178,47 @@ int resident_clusters(const void* kernel, int c, size_t shared_bytes) {
   return known[kernel] = clusters;
 }
 
-// Calls f(std::integral_constant<int, C>, std::integral_constant<int, P>) for a cluster size C of 1, 2, 4 or 8 and
-// P of 1 or 2 K blocks a split.
-template <typename F>
-void with_cluster_shape(int c, int64_t per_split, F&& f) {
-  const auto with_c = [&](auto p) {
+// Calls f(std::integral_constant<int, C>, std::integral_constant<int, P>, std::integral_constant<int, NT>) for a
+// cluster size C of 1, 2, 4 or 8, P of 1 or 2 K blocks a split and NT of 1 or 2 tiles a pass (2 from 9 rows on,
+// where kPass16 allows it).
+template <bool kPass16, typename F>
+void with_cluster_shape(int c, int64_t per_split, int64_t rows, F&& f) {
+  const auto with_c = [&](auto p, auto nt) {
     switch (c) {
-      case 1: f(std::integral_constant<int, 1>{}, p); break;
-      case 2: f(std::integral_constant<int, 2>{}, p); break;
-      case 4: f(std::integral_constant<int, 4>{}, p); break;
-      case 8: f(std::integral_constant<int, 8>{}, p); break;
+      case 1: f(std::integral_constant<int, 1>{}, p, nt); break;
+      case 2: f(std::integral_constant<int, 2>{}, p, nt); break;
+      case 4: f(std::integral_constant<int, 4>{}, p, nt); break;
+      case 8: f(std::integral_constant<int, 8>{}, p, nt); break;
       default: fail("fp8_linear: no cluster kernel for {} blocks a cluster", c);
     }
   };
-  if (per_split == 1) {
-    with_c(std::integral_constant<int, 1>{});
-  } else {
-    PLUMB_CHECK(per_split == 2);
-    with_c(std::integral_constant<int, 2>{});
+  const auto with_p = [&](auto nt) {
+    if (per_split == 1) {
+      with_c(std::integral_constant<int, 1>{}, nt);
+    } else {
+      PLUMB_CHECK(per_split == 2);
+      with_c(std::integral_constant<int, 2>{}, nt);
+    }
+  };
+  if constexpr (kPass16) {
+    if (rows > kPassRows && pass16_enabled()) return with_p(std::integral_constant<int, 2>{});
   }
+  with_p(std::integral_constant<int, 1>{});
 }
 
 }  // namespace
 
-bool launch_cluster_linear(const LinearArgs& a, const LinearInput& in, int64_t per_split, Stream stream) {
+bool pass16_enabled() {
+  static const bool on = env_switch_on("PLUMB_FP8_PASS16");
+  return on;
+}
+
+bool launch_cluster_linear(const LinearArgs& a, const LinearInput& in, int64_t per_split, bool pass16, Stream stream) {
   const int c = cluster_blocks(a, per_split);
   bool launched = false;
-  if (c) with_cluster_shape(c, per_split, [&](auto size, auto blocks) {
-    const auto kernel = fp8_linear_cluster_kernel<size(), blocks()>;
-    const size_t smem = cluster_smem_bytes(per_split);
+  if (c) with_cluster_shape<true>(c, per_split, pass16 ? a.rows : 0, [&](auto size, auto blocks, auto nt) {
+    const auto kernel = fp8_linear_cluster_kernel<size(), blocks(), nt()>;
+    const size_t smem = cluster_smem_bytes(per_split, nt());
     if (a.n / 16 > resident_clusters(reinterpret_cast<const void*>(kernel), c, smem)) return;
     launch(stream, "fp8_linear_cluster", kernel, dim3(unsigned(a.n / 16 * c)), dim3(kWarpsPerBlock * 32), smem, a, in);
     launched = true;
@@ -206,9 +230,11 @@ bool launch_cluster_pair(const LinearArgs& a, const LinearArgs& b, const LinearI
                          Stream stream) {
   const int c = cluster_blocks(a, per_split);
   bool launched = false;
-  if (c) with_cluster_shape(c, per_split, [&](auto size, auto blocks) {
-    const auto kernel = fp8_linear_cluster_pair_kernel<size(), blocks()>;
-    const size_t smem = cluster_smem_bytes(per_split);
+  // 8-row passes only: the pair's 16-row pass spilled (112-360 bytes), and at the shared expert's width the fused
+  // pair takes 9-16 rows anyway (resident_clusters)
+  if (c) with_cluster_shape<false>(c, per_split, a.rows, [&](auto size, auto blocks, auto nt) {
+    const auto kernel = fp8_linear_cluster_pair_kernel<size(), blocks(), nt()>;
+    const size_t smem = cluster_smem_bytes(per_split, nt());
     if ((a.n + b.n) / 16 > resident_clusters(reinterpret_cast<const void*>(kernel), c, smem)) return;
     const int a_blocks = int(a.n / 16 * c);
     launch(stream, "fp8_linear_cluster_pair", kernel, dim3(unsigned(a_blocks + b.n / 16 * c)),

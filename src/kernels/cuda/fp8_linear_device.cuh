@@ -120,9 +120,14 @@ __device__ __forceinline__ void mma_block(const BlockLoad<NT>& cur, float sw, fl
   }
 }
 
+// PLUMB_FP8_PASS16=0 gives the one-launch kernels (the cluster kernels and the fused pair) two 8-row passes at 9-16
+// rows instead of one pass of two 8-row tiles (an A/B switch; the same bits).
+bool pass16_enabled();
+
 // The cluster kernels (fp8_linear_cluster.cu) for a one-launch linear, or the shared expert's pair (a's blocks
 // first, both with a's splits and K blocks a split): each returns false, launching nothing, where they do not apply.
-bool launch_cluster_linear(const LinearArgs& a, const LinearInput& in, int64_t per_split, Stream stream);
+// pass16: 9-16 rows may go in one pass of two tiles (pass16_enabled() still decides).
+bool launch_cluster_linear(const LinearArgs& a, const LinearInput& in, int64_t per_split, bool pass16, Stream stream);
 bool launch_cluster_pair(const LinearArgs& a, const LinearArgs& b, const LinearInput& in, int64_t per_split,
                          Stream stream);
 
