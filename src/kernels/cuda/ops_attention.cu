@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "base/env_switch.h"
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/dependent_launch.cuh"
@@ -59,6 +60,14 @@ __global__ void compress_pool_kernel(int64_t ratio, int64_t width, bool overlap,
   row_ptr<float>(out, i)[ch] = bf16r(acc);
 }
 
+// One head's term of an index row's score: the dot rounded to bf16, relu (which keeps NaN), times the head's weight,
+// rounded again, as the release does.
+__device__ __forceinline__ float indexer_term(const IndexerArgs& p, float dot, const float* head_weight, int h) {
+  const float logit = bf16r(dot);
+  const float relu = isnan(logit) || p.relu_dropped ? logit : fmaxf(logit, 0.0f);
+  return bf16r(relu * head_weight[h]);
+}
+
 // Scores of every visible index row for one query: a warp per index row, lane l computing heads l, l + 32, ...
 // (each head's dot in channel order, bf16 roundings as the release), the heads summed in order by every lane.
 // The query sits transposed in shared memory ([channel][head]), so the lanes' reads of one channel are adjacent.
@@ -105,17 +114,97 @@ __global__ void indexer_scores_kernel(IndexerArgs p, View q, View w, View index_
         if (has_a) dot_a = fmaf(query_t[c * stride + ha], k, dot_a);
         if (has_b) dot_b = fmaf(query_t[c * stride + hb], k, dot_b);
       }
-      auto term_of = [&](bool has, int h, float dot) {
-        if (!has) return 0.0f;
-        const float logit = bf16r(dot);
-        const float relu = isnan(logit) || p.relu_dropped ? logit : fmaxf(logit, 0.0f);  // relu keeps NaN
-        return bf16r(relu * head_weight[h]);
-      };
-      const float term_a = term_of(has_a, ha, dot_a), term_b = term_of(has_b, hb, dot_b);
+      const float term_a = has_a ? indexer_term(p, dot_a, head_weight, ha) : 0.0f;
+      const float term_b = has_b ? indexer_term(p, dot_b, head_weight, hb) : 0.0f;
       for (int i = 0; i < 32 && h0 + i < heads; ++i) total += __shfl_sync(0xffffffffu, term_a, i);
       for (int i = 0; i < 32 && h0 + 32 + i < heads; ++i) total += __shfl_sync(0xffffffffu, term_b, i);
     }
     if (lane == 0) scratch[r * p.rows_per_slot + t] = bf16r(total);
+  }
+}
+
+// indexer_scores_kernel's scores, kT index rows a warp at once: each query value read from shared memory serves kT
+// index rows, and a channel quad of each index row is one broadcast LDS.128 (the one-row kernel made 3 loads a
+// channel for its 2 fmas). Each head's dot runs over the channels in order and the heads' terms are summed in head
+// order, each index row its own chain, so every score keeps its bits. Index rows go kT consecutive to a warp.
+template <int kT>
+__global__ void indexer_scores_rows_kernel(IndexerArgs p, View q, View w, View index_rows, const int64_t* token_rows,
+                                           float* scratch) {
+  kernel_prologue();
+  extern __shared__ __align__(16) float query_t[];  // [head_dim][heads + 1], then each warp's kT index rows
+  const int64_t r = blockIdx.x;
+  const int64_t slot = token_rows[2 * r], visible = (token_rows[2 * r + 1] + 1) / p.ratio;
+  const int warps = int(blockDim.x / 32), warp = int(threadIdx.x / 32), lane = int(threadIdx.x % 32);
+  if (int64_t(blockIdx.y) * warps * kT >= visible) return;
+  const int dim = int(p.head_dim), heads = int(p.heads), stride = heads + 1;
+  float* key_s = query_t + dim * stride + warp * kT * dim;
+  const float* query = row_ptr<const float>(q, r);
+  const float* head_weight = row_ptr<const float>(w, r);
+  loads_then_stores<16, float>(
+      heads * dim, [&](int i) { return query[i]; }, [&](int i, float v) { query_t[(i % dim) * stride + i / dim] = v; });
+  __syncthreads();
+  const int64_t step = int64_t(gridDim.y) * warps * kT;
+  for (int64_t t0 = (int64_t(blockIdx.y) * warps + warp) * kT; t0 < visible; t0 += step) {
+    __syncwarp();  // the previous rows' dots are done with key_s
+    for (int c0 = 0; c0 < dim; c0 += 32 * 4) {  // every row's loads in flight before the stores (zeros past visible)
+      float v[kT][4];
+#pragma unroll
+      for (int j = 0; j < kT; ++j) {
+        const float* key = row_ptr<const float>(index_rows, slot * p.rows_per_slot + t0 + j);
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          const int c = c0 + lane + 32 * u;
+          v[j][u] = t0 + j < visible && c < dim ? key[c] : 0.0f;
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < kT; ++j)
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+          if (c0 + lane + 32 * u < dim) key_s[j * dim + c0 + lane + 32 * u] = v[j][u];
+    }
+    __syncwarp();
+    float total[kT];
+#pragma unroll
+    for (int j = 0; j < kT; ++j) total[j] = 0.0f;
+    for (int h0 = 0; h0 < heads; h0 += 64) {
+      const int ha = h0 + lane, hb = ha + 32;
+      const bool has_a = ha < heads, has_b = hb < heads;
+      float dot_a[kT], dot_b[kT];
+#pragma unroll
+      for (int j = 0; j < kT; ++j) dot_a[j] = dot_b[j] = 0.0f;
+      for (int c = 0; c < dim; c += 4) {
+        float4 k4[kT];
+#pragma unroll
+        for (int j = 0; j < kT; ++j) k4[j] = *reinterpret_cast<const float4*>(key_s + j * dim + c);
+#pragma unroll
+        for (int cc = 0; cc < 4; ++cc) {
+          const float qa = has_a ? query_t[(c + cc) * stride + ha] : 0.0f;
+          const float qb = has_b ? query_t[(c + cc) * stride + hb] : 0.0f;
+#pragma unroll
+          for (int j = 0; j < kT; ++j) {
+            const float k = cc == 0 ? k4[j].x : cc == 1 ? k4[j].y : cc == 2 ? k4[j].z : k4[j].w;
+            dot_a[j] = fmaf(qa, k, dot_a[j]);
+            dot_b[j] = fmaf(qb, k, dot_b[j]);
+          }
+        }
+      }
+      float term_a[kT], term_b[kT];
+#pragma unroll
+      for (int j = 0; j < kT; ++j) {
+        term_a[j] = has_a ? indexer_term(p, dot_a[j], head_weight, ha) : 0.0f;
+        term_b[j] = has_b ? indexer_term(p, dot_b[j], head_weight, hb) : 0.0f;
+      }
+      for (int i = 0; i < 32 && h0 + i < heads; ++i)
+#pragma unroll
+        for (int j = 0; j < kT; ++j) total[j] += __shfl_sync(0xffffffffu, term_a[j], i);
+      for (int i = 0; i < 32 && h0 + 32 + i < heads; ++i)
+#pragma unroll
+        for (int j = 0; j < kT; ++j) total[j] += __shfl_sync(0xffffffffu, term_b[j], i);
+    }
+#pragma unroll
+    for (int j = 0; j < kT; ++j)
+      if (lane == j && t0 + j < visible) scratch[r * p.rows_per_slot + t0 + j] = bf16r(total[j]);
   }
 }
 
@@ -356,8 +445,21 @@ void indexer_topk(const IndexerArgs& p, View q, View w, View index_rows, const i
   if (query_bytes > 48 * 1024)
     PLUMB_CUDA_CHECK(cudaFuncSetAttribute(indexer_scores_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           int(query_bytes)));
-  launch(s, "indexer_scores", indexer_scores_kernel, dim3(unsigned(q.rows), unsigned(std::max<int64_t>(by, 1))),
-         dim3(kScoreWarps * 32), query_bytes, p, q, w, index_rows, token_rows, scratch);
+  // PLUMB_INDEXER_ROWS4=0 keeps one index row a warp (an A/B switch; the same bits)
+  static const bool rows4 = env_switch_on("PLUMB_INDEXER_ROWS4");
+  constexpr int kT = 4;
+  constexpr size_t kMaxRowsBytes = 96 << 10;
+  const size_t bytes = size_t((p.heads + 1 + kScoreWarps * kT) * p.head_dim) * sizeof(float);
+  if (rows4 && p.head_dim % 4 == 0 && bytes <= kMaxRowsBytes) {
+    const int64_t by4 = std::min<int64_t>((p.rows_per_slot + kScoreWarps * kT - 1) / (kScoreWarps * kT), 256);
+    allow_shared_bytes<indexer_scores_rows_kernel<kT>, kMaxRowsBytes>();
+    launch(s, "indexer_scores", indexer_scores_rows_kernel<kT>,
+           dim3(unsigned(q.rows), unsigned(std::max<int64_t>(by4, 1))), dim3(kScoreWarps * 32), bytes, p, q, w,
+           index_rows, token_rows, scratch);
+  } else {
+    launch(s, "indexer_scores", indexer_scores_kernel, dim3(unsigned(q.rows), unsigned(std::max<int64_t>(by, 1))),
+           dim3(kScoreWarps * 32), query_bytes, p, q, w, index_rows, token_rows, scratch);
+  }
   // Counting up to 4096 visible rows (a 16K-token CSA context); PLUMB_INDEXER_COUNT_MAX sets another bound, so a
   // test can send every row through the sort.
   static const int count_max = [] {
