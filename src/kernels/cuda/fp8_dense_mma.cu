@@ -10,6 +10,7 @@
 // Rows go 8 or 16 to a block (one or two column tiles; padding rows computed from zeros, never written), staged per K
 // block through shared memory; a feature tile's row tiles are neighbours in the grid, so its weights come from
 // memory once and from the L2 after.
+#include "base/env_switch.h"
 #include "kernels/control.h"
 #include "kernels/cuda/dependent_launch.cuh"
 #include "kernels/cuda/fp8_dense_mma.h"
@@ -72,16 +73,22 @@ __device__ __forceinline__ void copy_async_wait_ring() {
 }
 
 // kTiles: column tiles of 8 rows a block serves (1 when a launch has at most 8 rows). kAsyncX: activation rows start
-// 16-byte aligned, so they are staged by cp.async (kDepth stages in flight); otherwise by plain loads.
+// 16-byte aligned, so they are staged by cp.async (kDepth stages in flight); otherwise by plain loads. kPair
+// (experiment): feature tiles a block serves; with 2, the two warps of a K quarter (one a tile) share its stages,
+// each staging half the rows, and meet at a named barrier before and after each stage is read.
 // MMA j of a K block pairs logical column t with K offset 32t + 2j and column t + 4 with 32t + 2j + 1, so a lane's
 // weights and activations are the same 32 consecutive K values.
-template <int kTiles, bool kAsyncX>
-__global__ void __launch_bounds__(kThreads, 3) fp8_dense_mma_kernel(WeightRef w, int64_t groups, View x, View y,
-                                                                    bool round, float scale, bool first_group) {
+template <int kTiles, bool kAsyncX, int kPair = 1>
+__global__ void __launch_bounds__(kThreads * kPair, kPair == 1 ? 3 : 2)
+    fp8_dense_mma_kernel(WeightRef w, int64_t groups, View x, View y, bool round, float scale, bool first_group) {
   constexpr int kRows = 8 * kTiles, kStageFloats = kRows * kStageStride;
-  extern __shared__ __align__(16) float staged[];  // [warp][kDepth stages][kRows][kStageStride]
-  const int warp = int(threadIdx.x / 32), lane = int(threadIdx.x % 32), g = lane / 4, t = lane % 4;
-  const int64_t f0 = int64_t(blockIdx.y) * kFeatures, k = w.cols, k_blocks = k / 128;
+  extern __shared__ __align__(16) float staged[];  // [K quarter][kDepth stages][kRows][kStageStride]
+  const int warp = kPair == 1 ? int(threadIdx.x / 32) : int(threadIdx.x / 32) % kSplits;  // the K quarter
+  const int tile = kPair == 1 ? 0 : int(threadIdx.x / 32) / kSplits;
+  const int lane = int(threadIdx.x % 32), g = lane / 4, t = lane % 4;
+  const int64_t f_tile = int64_t(blockIdx.y) * kPair + tile, k = w.cols, k_blocks = k / 128;
+  const bool owns = kPair == 1 || f_tile * kFeatures < w.rows;  // the last block's second tile may lie past the end
+  const int64_t f0 = (owns ? f_tile : int64_t(blockIdx.y) * kPair) * kFeatures;
   const int64_t per_split = (k_blocks + kSplits - 1) / kSplits;
   const int64_t b0 = warp * per_split;
   const int64_t b1 = b0 + per_split < k_blocks ? b0 + per_split : k_blocks;
@@ -93,7 +100,7 @@ __global__ void __launch_bounds__(kThreads, 3) fp8_dense_mma_kernel(WeightRef w,
   BlockCodes ring[kDepth];
 #pragma unroll
   for (int s = 0; s < kDepth; ++s)
-    if (b0 + s < b1) ring[s] = load_block_codes(row_g, row_g8, (b0 + s) * 128);
+    if (owns && b0 + s < b1) ring[s] = load_block_codes(row_g, row_g8, (b0 + s) * 128);
   kernel_prologue();
   const int64_t row0 = int64_t(blockIdx.x) * kRows, xoff = (first_group ? 0 : f0 / (w.rows / groups)) * k;
   const int rows = x.rows - row0 < kRows ? int(x.rows - row0) : kRows;
@@ -101,11 +108,16 @@ __global__ void __launch_bounds__(kThreads, 3) fp8_dense_mma_kernel(WeightRef w,
 #pragma unroll
   for (int s = 0; s < kDepth; ++s) stage[s] = staged + (warp * kDepth + s) * kStageFloats;
   const int slot = 4 * lane + 4 * (lane / 8);  // where this lane's 4 values of a staged row go
-  for (int r = rows; r < kRows; ++r)  // padding rows: zeros, never overwritten
+  const int first_row = kPair == 1 ? 0 : tile;  // a pair's warps stage alternate rows
+  for (int r = rows + (rows % kPair != first_row ? (first_row - rows % kPair + kPair) % kPair : 0); r < kRows;
+       r += kPair)  // padding rows: zeros, never overwritten
     for (float* st : stage) *reinterpret_cast<float4*>(st + r * kStageStride + slot) = make_float4(0, 0, 0, 0);
+  auto pair_sync = [&] {  // the K quarter's two warps (named barrier 1 + quarter; 0 is __syncthreads')
+    if constexpr (kPair == 2) asm volatile("bar.sync %0, 64;\n" ::"r"(1 + warp) : "memory");
+  };
   auto issue = [&](float* st, int64_t kb) {  // one K block of the tile's rows into a stage
     if (kb < b1)
-      for (int r = 0; r < rows; ++r) {
+      for (int r = first_row; r < rows; r += kPair) {
         const float* from = row_ptr<const float>(x, row0 + r) + xoff + kb * 128 + 4 * lane;
         if constexpr (kAsyncX) {
           copy_async_16(st + r * kStageStride + slot, from);
@@ -124,9 +136,10 @@ __global__ void __launch_bounds__(kThreads, 3) fp8_dense_mma_kernel(WeightRef w,
       const int64_t kb = kb0 + s;
       if (kb >= b1) break;
       const BlockCodes c = ring[s];
-      if (kb + kDepth < b1) ring[s] = load_block_codes(row_g, row_g8, (kb + kDepth) * 128);
+      if (owns && kb + kDepth < b1) ring[s] = load_block_codes(row_g, row_g8, (kb + kDepth) * 128);
       copy_async_wait_ring();
       __syncwarp();  // every lane's part of the stage has landed
+      pair_sync();   // and the partner warp's half
       float d[kTiles][4] = {};
 #pragma unroll
       for (int m = 0; m < 8; ++m) {  // values 32t + 4m .. + 3 of the lane's rows: MMAs 2m and 2m + 1
@@ -151,26 +164,27 @@ __global__ void __launch_bounds__(kThreads, 3) fp8_dense_mma_kernel(WeightRef w,
 #pragma unroll
         for (int e = 0; e < 4; ++e) acc[i][e] = __fmaf_rn(d[i][e], sc, acc[i][e]);
       __syncwarp();  // the stage is read before the next K block is staged over it
+      pair_sync();
       issue(stage[s], kb + kDepth);
     }
   }
   // The warps' sums meet in the stages' space (three blocks of two tiles fill a multiprocessor's shared memory).
-  auto partial = reinterpret_cast<float(*)[kTiles * 4][32]>(staged);
+  auto partial = reinterpret_cast<float(*)[kSplits][kTiles * 4][32]>(staged);  // [tile][K quarter]
   __syncthreads();  // every warp has read its last stage
 #pragma unroll
   for (int i = 0; i < kTiles; ++i)
 #pragma unroll
-    for (int e = 0; e < 4; ++e) partial[warp][4 * i + e][lane] = acc[i][e];
+    for (int e = 0; e < 4; ++e) partial[tile][warp][4 * i + e][lane] = acc[i][e];
   __syncthreads();
-  if (warp != 0) return;
+  if (warp != 0 || !owns) return;
 #pragma unroll
   for (int i = 0; i < kTiles; ++i)
 #pragma unroll
     for (int e = 0; e < 4; ++e) {  // D's layout: rows 2t and 2t + 1 of features g and g + 8
       const int row = 8 * i + 2 * t + (e & 1);
       if (row >= rows) continue;
-      float v = partial[0][4 * i + e][lane];
-      for (int s = 1; s < kSplits && s * per_split < k_blocks; ++s) v += partial[s][4 * i + e][lane];
+      float v = partial[tile][0][4 * i + e][lane];
+      for (int s = 1; s < kSplits && s * per_split < k_blocks; ++s) v += partial[tile][s][4 * i + e][lane];
       v = round ? bf16r(v) : v;
       if (scale != 1.0f) {
         v *= scale;
@@ -181,14 +195,15 @@ __global__ void __launch_bounds__(kThreads, 3) fp8_dense_mma_kernel(WeightRef w,
 }
 
 // Starts the kernel for one tile height, with the dynamic shared memory its stages take.
-template <int kTiles, bool kAsyncX>
+template <int kTiles, bool kAsyncX, int kPair = 1>
 void launch_tiles(const WeightRef& w, int64_t groups, View x, View y, bool round, float scale, bool first_group,
                   Stream s) {
-  constexpr auto kernel = fp8_dense_mma_kernel<kTiles, kAsyncX>;
+  constexpr auto kernel = fp8_dense_mma_kernel<kTiles, kAsyncX, kPair>;
   constexpr size_t bytes = size_t(kSplits) * kDepth * 8 * kTiles * kStageStride * sizeof(float);
   allow_shared_bytes<kernel, bytes>();
-  const dim3 grid(unsigned((x.rows + 8 * kTiles - 1) / (8 * kTiles)), unsigned(w.rows / kFeatures));
-  launch(s, "fp8_dense_mma", kernel, grid, dim3(kThreads), bytes, w, groups, x, y, round, scale, first_group);
+  const int64_t feature_tiles = w.rows / kFeatures;
+  const dim3 grid(unsigned((x.rows + 8 * kTiles - 1) / (8 * kTiles)), unsigned((feature_tiles + kPair - 1) / kPair));
+  launch(s, "fp8_dense_mma", kernel, grid, dim3(kThreads * kPair), bytes, w, groups, x, y, round, scale, first_group);
 }
 
 }  // namespace
@@ -203,7 +218,12 @@ void fp8_dense_mma(const WeightRef& w, int64_t groups, View x, View y, bool roun
   PLUMB_CHECK(fp8_dense_mma_takes(w, groups) && x.cols == w.cols * groups && y.cols == w.rows);
   const bool async_x = reinterpret_cast<uintptr_t>(x.data) % 16 == 0 && x.stride % 4 == 0;
   const bool first_group = kernels::planted(kGroupsReadFirstGroup);
-  if (x.rows <= 8) {
+  // PLUMB_WO_A_PAIRS=0 (experiment switch): one feature tile a block; the pairs need both tiles in one group
+  static const bool pairs = env_switch_on("PLUMB_WO_A_PAIRS");
+  if (pairs && async_x && (w.rows / groups) % (2 * kFeatures) == 0) {
+    x.rows <= 8 ? launch_tiles<1, true, 2>(w, groups, x, y, round_bf16, output_scale, first_group, s)
+                : launch_tiles<2, true, 2>(w, groups, x, y, round_bf16, output_scale, first_group, s);
+  } else if (x.rows <= 8) {
     async_x ? launch_tiles<1, true>(w, groups, x, y, round_bf16, output_scale, first_group, s)
             : launch_tiles<1, false>(w, groups, x, y, round_bf16, output_scale, first_group, s);
   } else {
