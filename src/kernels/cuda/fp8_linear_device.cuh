@@ -121,7 +121,8 @@ __device__ __forceinline__ void mma_block(const BlockLoad<NT>& cur, float sw, fl
 }
 
 // PLUMB_FP8_PASS16=0 gives the one-launch kernels (the cluster kernels and the fused pair) two 8-row passes at 9-16
-// rows instead of one pass of two 8-row tiles (an A/B switch; the same bits).
+// rows instead of one pass of two 8-row tiles (an A/B switch; the same bits). One pass: the fused pair 32.6 -> 31.0 us
+// at 16 rows, the 256-block cluster kernel 12.5 -> 12.1 (H200, session 24).
 bool pass16_enabled();
 
 // The cluster kernels (fp8_linear_cluster.cu) for a one-launch linear, or the shared expert's pair (a's blocks

@@ -445,12 +445,15 @@ void indexer_topk(const IndexerArgs& p, View q, View w, View index_rows, const i
   if (query_bytes > 48 * 1024)
     PLUMB_CUDA_CHECK(cudaFuncSetAttribute(indexer_scores_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           int(query_bytes)));
-  // PLUMB_INDEXER_ROWS4=0 keeps one index row a warp (an A/B switch; the same bits)
+  // Four index rows a warp from 3 query rows: at 4 (H200, session 24, synth's CSA layer) 17.3 us against 22.6
+  // one row a warp, but at 1 query row 16.8 against 13.6 (a quarter of the warps). The same bits either way, so the
+  // contract's gate 3 (rows served together against each alone) checks one kernel against the other.
+  // PLUMB_INDEXER_ROWS4=0 keeps one index row a warp at every row count (an A/B switch).
   static const bool rows4 = env_switch_on("PLUMB_INDEXER_ROWS4");
-  constexpr int kT = 4;
+  constexpr int kT = 4, kRows4From = 3;
   constexpr size_t kMaxRowsBytes = 96 << 10;
   const size_t bytes = size_t((p.heads + 1 + kScoreWarps * kT) * p.head_dim) * sizeof(float);
-  if (rows4 && p.head_dim % 4 == 0 && bytes <= kMaxRowsBytes) {
+  if (rows4 && q.rows >= kRows4From && p.head_dim % 4 == 0 && bytes <= kMaxRowsBytes) {
     const int64_t by4 = std::min<int64_t>((p.rows_per_slot + kScoreWarps * kT - 1) / (kScoreWarps * kT), 256);
     allow_shared_bytes<indexer_scores_rows_kernel<kT>, kMaxRowsBytes>();
     launch(s, "indexer_scores", indexer_scores_rows_kernel<kT>,
