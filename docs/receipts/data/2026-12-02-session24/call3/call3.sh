@@ -35,6 +35,6 @@ done; done | tee $R/timer.txt
 PLUMB_CUDA_PDL=0 PLUMB_CUDA_KERNEL_TIMES=1 timeout -k 5 60 $B/$E synth --only layers --rows 1 --repeats 4 > /tmp/kt.txt 2>&1
 sed -n '/kernel (device time)/,$p' /tmp/kt.txt > "$R/kernel-times-1row-no-pdl.txt"
 echo "t=$SECONDS"
-STOP_AFTER=$((500 - SECONDS)) OUT=/tmp/alt bash tools/device/alternate.sh $E plumb > /dev/null
+STOP_AFTER=$((430 - SECONDS)) OUT=/tmp/alt bash tools/device/alternate.sh $E plumb > /dev/null
 cp /tmp/alt/rounds.txt /tmp/alt/medians.txt $R/; cat $R/medians.txt
 echo "t=$SECONDS"
