@@ -2,7 +2,7 @@
 // (row, head) walked the softmax blocks one after another, each with its own memory round trips and barriers: 75 us
 // for a CSA row (640 keys) at one row on an H200, on 64 multiprocessors. Here the work spreads over many more
 // blocks, and a key is read once for a group of heads:
-//   attention_logits: a block per (row, softmax block of entries, group of kLogitHeads heads): the group's logits
+//   attention_logits: a block per (row, softmax block of entries, group of 4, 8 or 16 heads): the group's logits
 //     for the block's entries and each head's maximum and NaN flag over the block's present keys;
 //   attention_pv: a block per (row, group of kPvHeads heads, kPvChannels channels): for each softmax block in
 //     order, each head's running maximum, alpha and probabilities, P.V per channel, the denominator per head.
@@ -13,6 +13,7 @@
 // Backend::attention_rope: the P.V's epilogue also rotates the output's rope pairs back, as the rope kernel would.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <type_traits>
 
 #include "base/env_switch.h"
@@ -26,7 +27,7 @@ namespace {
 
 constexpr int kMaxAttentionBlock = 256;  // entries a softmax block may hold
 constexpr int kMaxLaneValues = 16;       // channels a lane holds: head_dim <= 512
-constexpr int kLogitHeads = 4;           // heads a logits block computes, one warp each for the block maxima
+constexpr int kLogitHeads = 4;           // heads whose partials a warp's shared-memory trees take at once
 constexpr int kLogitThreads = 256;
 constexpr int kKeysPerWarp = 4;          // keys a warp loads together before their dots
 constexpr int kLogitBlocksY = 16;        // logits blocks a row's softmax blocks are spread over (each loops on)
@@ -97,24 +98,32 @@ __device__ __forceinline__ float tree_of_pair(const float* partials, int q) {
   return v[0] + __shfl_xor_sync(0xffffffffu, v[0], 1);
 }
 
+// Dynamic shared memory of a logits block of kHeads heads: each head's query, then its logits of a softmax block.
+size_t logits_shared_bytes(const AttentionArgs& p, int heads) {
+  return size_t(heads) * size_t(p.head_dim + p.block) * sizeof(float);
+}
+
 // kFull: head_dim is 32 * kMaxLaneValues, so no lane's channel needs a bounds check. kSmemTree: the lanes' partials
 // of a warp's keys and heads meet in shared memory (tree_of_pair) instead of warp_sum's shuffles, the same sums.
-template <bool kFull, bool kSmemTree>
+// kHeads: heads a block serves; its keys are read once for all of them, and each dot is the same whichever kHeads.
+template <bool kFull, bool kSmemTree, int kHeads>
 __global__ void __launch_bounds__(kLogitThreads) attention_logits_kernel(AttentionArgs p, View q, Keys keys, Scratch s) {
+  static_assert(kHeads % kLogitHeads == 0 && (kSmemTree || kHeads == kLogitHeads));
   kernel_prologue();
-  __shared__ float query[kLogitHeads][32 * kMaxLaneValues];
-  __shared__ float logit[kLogitHeads][kMaxAttentionBlock];
+  extern __shared__ __align__(16) float logits_shared[];  // logits_shared_bytes
   __shared__ const float* key_ptr[kMaxAttentionBlock];
   __shared__ __align__(16) float tree[kSmemTree ? kLogitThreads / 32 : 1][kDots * kTreeStride];
   const RowKeys rk(p, keys, blockIdx.x);
-  const int64_t h0 = int64_t(blockIdx.z) * kLogitHeads;
-  const int heads = int(std::min<int64_t>(p.heads - h0, kLogitHeads)), d = int(p.head_dim);
+  const int64_t h0 = int64_t(blockIdx.z) * kHeads;
+  const int heads = int(std::min<int64_t>(p.heads - h0, kHeads)), d = int(p.head_dim), lb = int(p.block);
+  float* query = logits_shared;            // [heads][d]
+  float* logit = logits_shared + kHeads * d;  // [heads][block]
   const int warp = int(threadIdx.x / 32), lane = int(threadIdx.x % 32), warps = kLogitThreads / 32;
   auto in_range = [&](int k) { return kFull || lane + 32 * k < d; };
   if (int64_t(blockIdx.y) * p.block >= rk.total) return;
   const float* q_row = row_ptr<const float>(q, rk.row) + h0 * d;
   loads_then_stores<8, float>(
-      heads * d, [&](int i) { return q_row[i]; }, [&](int i, float v) { query[i / d][i % d] = v; });
+      heads * d, [&](int i) { return q_row[i]; }, [&](int i, float v) { query[i] = v; });
   for (int64_t b = blockIdx.y; b * p.block < rk.total; b += gridDim.y) {
     const int64_t b0 = b * p.block;
     const int n = int(std::min<int64_t>(p.block, rk.total - b0));
@@ -132,33 +141,35 @@ __global__ void __launch_bounds__(kLogitThreads) attention_logits_kernel(Attenti
 #pragma unroll
         for (int k = 0; k < kMaxLaneValues; ++k) kv[j][k] = key && in_range(k) ? key[lane + 32 * k] : 0.0f;
       }
-      if constexpr (kSmemTree) {  // every head's partials first, then one tree a dot
+      if constexpr (kSmemTree) {  // kLogitHeads heads' partials at a time, then one tree a dot
+        for (int g = 0; g < heads; g += kLogitHeads) {
 #pragma unroll
-        for (int h = 0; h < kLogitHeads; ++h) {
-          if (h >= heads) break;
-          float qv[kMaxLaneValues];
+          for (int h = 0; h < kLogitHeads; ++h) {
+            if (g + h >= heads) break;
+            float qv[kMaxLaneValues];
 #pragma unroll
-          for (int k = 0; k < kMaxLaneValues; ++k) qv[k] = in_range(k) ? query[h][lane + 32 * k] : 0.0f;
+            for (int k = 0; k < kMaxLaneValues; ++k) qv[k] = in_range(k) ? query[(g + h) * d + lane + 32 * k] : 0.0f;
 #pragma unroll
-          for (int j = 0; j < kKeysPerWarp; ++j) {
-            float dot = 0.0f;
-            if (present[j])
+            for (int j = 0; j < kKeysPerWarp; ++j) {
+              float dot = 0.0f;
+              if (present[j])
 #pragma unroll
-              for (int k = 0; k < kMaxLaneValues; ++k)
-                if (in_range(k)) dot = __fmaf_rn(qv[k], kv[j][k], dot);
-            tree[warp][(h * kKeysPerWarp + j) * kTreeStride + 16 * (lane % 2) + lane / 2] = dot;
+                for (int k = 0; k < kMaxLaneValues; ++k)
+                  if (in_range(k)) dot = __fmaf_rn(qv[k], kv[j][k], dot);
+              tree[warp][(h * kKeysPerWarp + j) * kTreeStride + 16 * (lane % 2) + lane / 2] = dot;
+            }
           }
+          __syncwarp();
+          const int t = lane / 2, h = g + t / kKeysPerWarp, v = v0 + (t % kKeysPerWarp) * warps;
+          const float sum = tree_of_pair(&tree[warp][t * kTreeStride], lane % 2);
+          if (lane % 2 == 0 && h < heads && v < n) logit[h * lb + v] = key_ptr[v] ? sum * p.softmax_scale : -INFINITY;
+          __syncwarp();  // the partials are read before the next heads' or keys' overwrite them
         }
-        __syncwarp();
-        const int d = lane / 2, h = d / kKeysPerWarp, v = v0 + (d % kKeysPerWarp) * warps;
-        const float sum = tree_of_pair(&tree[warp][d * kTreeStride], lane % 2);
-        if (lane % 2 == 0 && h < heads && v < n) logit[h][v] = key_ptr[v] ? sum * p.softmax_scale : -INFINITY;
-        __syncwarp();  // the partials are read before the next keys' overwrite them
       } else {
         for (int h = 0; h < heads; ++h) {
           float qv[kMaxLaneValues], dot[kKeysPerWarp];
 #pragma unroll
-          for (int k = 0; k < kMaxLaneValues; ++k) qv[k] = in_range(k) ? query[h][lane + 32 * k] : 0.0f;
+          for (int k = 0; k < kMaxLaneValues; ++k) qv[k] = in_range(k) ? query[h * d + lane + 32 * k] : 0.0f;
 #pragma unroll
           for (int j = 0; j < kKeysPerWarp; ++j) {
             dot[j] = 0.0f;
@@ -174,7 +185,7 @@ __global__ void __launch_bounds__(kLogitThreads) attention_logits_kernel(Attenti
 #pragma unroll
           for (int j = 0; j < kKeysPerWarp; ++j) {
             const int v = v0 + j * warps;
-            if (lane == 0 && v < n) logit[h][v] = present[j] ? dot[j] * p.softmax_scale : -INFINITY;
+            if (lane == 0 && v < n) logit[h * lb + v] = present[j] ? dot[j] * p.softmax_scale : -INFINITY;
           }
         }
       }
@@ -182,20 +193,20 @@ __global__ void __launch_bounds__(kLogitThreads) attention_logits_kernel(Attenti
     __syncthreads();
     const int64_t head_row = blockIdx.x * p.heads + h0;
     for (int i = int(threadIdx.x); i < heads * n; i += blockDim.x)
-      s.logits[(head_row + i / n) * s.stride + b0 + i % n] = logit[i / n][i % n];
-    if (warp < heads) {  // the block's maximum over present keys; fmaxf drops NaN, so NaN is flagged apart
-      float m = -INFINITY;
+      s.logits[(head_row + i / n) * s.stride + b0 + i % n] = logit[(i / n) * lb + i % n];
+    for (int h = warp; h < heads; h += warps) {  // the block's maximum over present keys; fmaxf drops NaN, so NaN is
+      float m = -INFINITY;                       // flagged apart
       bool nan_logit = false;
       for (int v = lane; v < n; v += 32)
         if (key_ptr[v]) {
-          m = fmaxf(m, logit[warp][v]);
-          nan_logit = nan_logit || isnan(logit[warp][v]);
+          m = fmaxf(m, logit[h * lb + v]);
+          nan_logit = nan_logit || isnan(logit[h * lb + v]);
         }
       for (int o = 16; o > 0; o >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
       nan_logit = __any_sync(0xffffffffu, nan_logit);
       if (lane == 0) {
-        s.block_max[(head_row + warp) * s.blocks_stride + b] = m;
-        s.block_nan[(head_row + warp) * s.blocks_stride + b] = nan_logit ? 1 : 0;
+        s.block_max[(head_row + h) * s.blocks_stride + b] = m;
+        s.block_nan[(head_row + h) * s.blocks_stride + b] = nan_logit ? 1 : 0;
       }
     }
   }
@@ -393,6 +404,49 @@ int64_t rows_per_launch(const AttentionArgs& p, int64_t max_entries) {
   return std::max<int64_t>(1, kScratchFloats / floats_per_row(p, max_entries));
 }
 
+// Heads a logits block serves: more heads read each key once for more dots (at 16 rows a CSA launch of 4 heads a
+// block read its keys from L2 16 times over), fewer give more blocks. The most of 16, 8, 4 that still give every
+// multiprocessor a block; PLUMB_LOGIT_HEADS=4, 8 or 16 sets it (an A/B switch and the contract's way to each; the
+// same sums whichever). Only the shared-memory trees take 8 and 16.
+int logits_heads_per_block(const AttentionArgs& p, int64_t row_blocks) {
+  static const int forced = [] {
+    const char* v = std::getenv("PLUMB_LOGIT_HEADS");
+    return v ? std::atoi(v) : 0;
+  }();
+  static const bool smem_tree = env_switch_on("PLUMB_ATTENTION_SMEM_TREE");
+  static const int64_t sms = multiprocessor_count();
+  if (!smem_tree) return kLogitHeads;
+  if (forced == 4 || forced == 8 || forced == 16) return forced;
+  for (int h : {16, 8})
+    if (row_blocks * ((p.heads + h - 1) / h) >= sms) return h;
+  return kLogitHeads;
+}
+
+// The logits kernel for a launch of `heads` heads a block, its dynamic shared memory allowed.
+template <int kHeads>
+auto logits_kernel_of(const AttentionArgs& p, bool smem_tree) {
+  constexpr size_t kMaxBytes = size_t(kHeads) * (32 * kMaxLaneValues + kMaxAttentionBlock) * sizeof(float);
+  const bool full = p.head_dim == 32 * kMaxLaneValues;
+  if constexpr (kHeads == kLogitHeads) {
+    if (!smem_tree) {
+      allow_shared_bytes<attention_logits_kernel<true, false, kHeads>, kMaxBytes>();
+      allow_shared_bytes<attention_logits_kernel<false, false, kHeads>, kMaxBytes>();
+      return full ? attention_logits_kernel<true, false, kHeads> : attention_logits_kernel<false, false, kHeads>;
+    }
+  }
+  allow_shared_bytes<attention_logits_kernel<true, true, kHeads>, kMaxBytes>();
+  allow_shared_bytes<attention_logits_kernel<false, true, kHeads>, kMaxBytes>();
+  return full ? attention_logits_kernel<true, true, kHeads> : attention_logits_kernel<false, true, kHeads>;
+}
+
+auto logits_kernel_for(const AttentionArgs& p, int heads) {
+  // Shared-memory trees: synth's 10-block logits launch 87.2 -> 85.7 us at 16 rows, 14.1 -> 13.8 at 1 (H200, s24).
+  // PLUMB_ATTENTION_SMEM_TREE=0 gives the shuffle trees (an A/B switch; the same sums).
+  static const bool smem_tree = env_switch_on("PLUMB_ATTENTION_SMEM_TREE");
+  return heads == 16 ? logits_kernel_of<16>(p, true) : heads == 8 ? logits_kernel_of<8>(p, true)
+                                                                    : logits_kernel_of<4>(p, smem_tree);
+}
+
 }  // namespace
 
 int64_t attention_scratch_floats(const AttentionArgs& p, int64_t rows, int64_t max_entries) {
@@ -418,17 +472,12 @@ void attention(const AttentionArgs& p, View q, View ring, View compressed, const
     const Keys keys{ring, compressed, sel, selected != nullptr, token_rows + 2 * r0};
     const Scratch sc{scratch, scratch + rows * p.heads * max_entries,
                      reinterpret_cast<int32_t*>(scratch + rows * p.heads * (max_entries + blocks)), max_entries, blocks};
-    const unsigned head_groups = unsigned((p.heads + kLogitHeads - 1) / kLogitHeads);
-    // Shared-memory trees: synth's 10-block logits launch 87.2 -> 85.7 us at 16 rows, 14.1 -> 13.8 at 1 (H200, s24).
-    // PLUMB_ATTENTION_SMEM_TREE=0 gives the shuffle trees (an A/B switch; the same sums).
-    static const bool smem_tree = env_switch_on("PLUMB_ATTENTION_SMEM_TREE");
-    const bool full = p.head_dim == 32 * kMaxLaneValues;
-    const auto logits_kernel =
-        smem_tree ? (full ? attention_logits_kernel<true, true> : attention_logits_kernel<false, true>)
-                  : (full ? attention_logits_kernel<true, false> : attention_logits_kernel<false, false>);
-    launch(s, "attention_logits", logits_kernel,
-           dim3(unsigned(rows), unsigned(std::clamp<int64_t>(blocks, 1, kLogitBlocksY)), head_groups),
-           dim3(kLogitThreads), 0, p, part(q), keys, sc);
+    const int64_t logit_blocks_y = std::clamp<int64_t>(blocks, 1, kLogitBlocksY);
+    const int logit_heads = logits_heads_per_block(p, rows * logit_blocks_y);
+    const unsigned head_groups = unsigned((p.heads + logit_heads - 1) / logit_heads);
+    launch(s, "attention_logits", logits_kernel_for(p, logit_heads),
+           dim3(unsigned(rows), unsigned(logit_blocks_y), head_groups), dim3(kLogitThreads),
+           logits_shared_bytes(p, logit_heads), p, part(q), keys, sc);
     const dim3 pv_grid(unsigned(rows), unsigned((p.heads + kPvHeads - 1) / kPvHeads),
                        unsigned((p.head_dim + kPvChannels - 1) / kPvChannels));
     static const int64_t sms = multiprocessor_count();
