@@ -404,18 +404,26 @@ int64_t rows_per_launch(const AttentionArgs& p, int64_t max_entries) {
   return std::max<int64_t>(1, kScratchFloats / floats_per_row(p, max_entries));
 }
 
+// Shared-memory trees: synth's 10-block logits launch 87.2 -> 85.7 us at 16 rows, 14.1 -> 13.8 at 1 (H200, session
+// 24). PLUMB_ATTENTION_SMEM_TREE=0 gives the shuffle trees (an A/B switch; the same sums).
+bool smem_tree_enabled() {
+  static const bool on = env_switch_on("PLUMB_ATTENTION_SMEM_TREE");
+  return on;
+}
+
 // Heads a logits block serves: more heads read each key once for more dots (at 16 rows a CSA launch of 4 heads a
 // block read its keys from L2 16 times over), fewer give more blocks. The most of 16, 8, 4 that still give every
-// multiprocessor a block; PLUMB_LOGIT_HEADS=4, 8 or 16 sets it (an A/B switch and the contract's way to each; the
-// same sums whichever). Only the shared-memory trees take 8 and 16.
+// multiprocessor a block. synth's CSA launch at 16 rows: 78.4 us with 4 heads, 65.4 with 8, 66.7 with 16; at one
+// row 13.0 with 4, 14.8 with 8, 21.6 with 16 (H200, session 24; the round -0.73% at 16 rows, 17 of 24). Only the
+// shared-memory trees take 8 and 16. PLUMB_LOGIT_HEADS=4, 8 or 16 sets it (an A/B switch and the contract's way to
+// each; the same sums whichever).
 int logits_heads_per_block(const AttentionArgs& p, int64_t row_blocks) {
   static const int forced = [] {
     const char* v = std::getenv("PLUMB_LOGIT_HEADS");
     return v ? std::atoi(v) : 0;
   }();
-  static const bool smem_tree = env_switch_on("PLUMB_ATTENTION_SMEM_TREE");
   static const int64_t sms = multiprocessor_count();
-  if (!smem_tree) return kLogitHeads;
+  if (!smem_tree_enabled()) return kLogitHeads;
   if (forced == 4 || forced == 8 || forced == 16) return forced;
   for (int h : {16, 8})
     if (row_blocks * ((p.heads + h - 1) / h) >= sms) return h;
@@ -440,11 +448,8 @@ auto logits_kernel_of(const AttentionArgs& p, bool smem_tree) {
 }
 
 auto logits_kernel_for(const AttentionArgs& p, int heads) {
-  // Shared-memory trees: synth's 10-block logits launch 87.2 -> 85.7 us at 16 rows, 14.1 -> 13.8 at 1 (H200, s24).
-  // PLUMB_ATTENTION_SMEM_TREE=0 gives the shuffle trees (an A/B switch; the same sums).
-  static const bool smem_tree = env_switch_on("PLUMB_ATTENTION_SMEM_TREE");
   return heads == 16 ? logits_kernel_of<16>(p, true) : heads == 8 ? logits_kernel_of<8>(p, true)
-                                                                    : logits_kernel_of<4>(p, smem_tree);
+                                                                    : logits_kernel_of<4>(p, smem_tree_enabled());
 }
 
 }  // namespace
