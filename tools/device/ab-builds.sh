@@ -12,7 +12,7 @@
 # contract (about 45 s) for those experiments only.
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.device/lib; B=.device/bin; SECONDS=0
-for f in $B/*.gz; do [[ -e $f ]] && gunzip -f "$f"; done; chmod +x $B/*  # scripts/device-bundle-ab zips them
+bash tools/device/unpack.sh  # the bundle scripts zip the binaries (and device-bundle-node the libraries)
 FINAL=${OUT:-/tmp/out}; OUT=$(mktemp -d)  # the working files; packed into $FINAL at the end
 mkdir -p "$FINAL"
 read -r -a VARIANTS <<< "${AB:-plumb $(cd $B && ls plumb-* 2>/dev/null | tr '\n' ' ')}"

@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
 # On the GPU machine (device tool), from the repo root with .device/ (scripts/device-bundle test_dsv4_forward) and
-# .device-node/ (node.xz and openai.tar.xz) carried: the kernel contract on the CUDA backend, the forward and engine
+# .device-node/ (scripts/device-bundle-node) carried: the kernel contract on the CUDA backend, the forward and engine
 # exactness tests on CUDA, CUDA vs CPU release logits, and the openai-client end-to-end tests against
 # `plumb serve` (auto picks CUDA there). Outputs under $OUT.
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.device/lib
+bash tools/device/unpack.sh  # the binaries and libraries unzipped; node and the openai client under /tmp/node
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; .device/bin/plumb version; date -u; } > "$OUT/gpu.txt" 2>&1
 timeout 300 .device/bin/plumb contract --backend cuda --json "$OUT/contract-cuda.json" > "$OUT/contract-cuda.txt" 2>&1
 timeout 240 .device/bin/test_dsv4_forward --gtest_filter='*cuda*:Cuda*' > "$OUT/cuda-tests.txt" 2>&1
-mkdir -p /tmp/node && xz -dc .device-node/node.xz > /tmp/node/node && chmod +x /tmp/node/node
-tar -xJf .device-node/openai.tar.xz -C /tmp/node
 .device/bin/plumb run --ids 1,2,3,4,5 -n 8 --temperature 0 --json > "$OUT/run-auto.json" 2>&1
 PLUMB_BINARY=$PWD/.device/bin/plumb PLUMB_CACHE_DIR=/tmp/e2e-cache NODE_PATH=/tmp/node/node_modules \
   timeout 200 /tmp/node/node --test tests/e2e/openai.test.js > "$OUT/e2e-cuda.txt" 2>&1

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # On the GPU machine (device tool), from the repo root with .device/ (scripts/device-bundle test_dsv4_forward) and
-# .device-node/ carried: everything a CUDA receipt holds in one call. When .device/bin/plumb-old (an earlier
-# build) and .device/ids.txt (comma-separated token ids < 1024) are there too, first checks that both builds give
-# bit-identical tiny-model logits and MTP logits at chunk 1 and 16. Then the contract, the CUDA forward and engine
-# tests, the openai e2e tests on CUDA, per-kernel device times (PLUMB_CUDA_KERNEL_TIMES=1), the layers with CUDA
-# graphs off, plumb synth (graphs on, the default) with its JSON, and the torch peer; outputs under $OUT.
+# .device-node/ (scripts/device-bundle-node) carried: everything a CUDA receipt holds in one call. When
+# .device/bin/plumb-old (an earlier build) and .device/ids.txt (comma-separated token ids < 1024) are there too,
+# first checks that both builds give bit-identical tiny-model logits and MTP logits at chunk 1 and 16. Then the
+# contract, the CUDA forward and engine tests, the openai e2e tests on CUDA, per-kernel device times
+# (PLUMB_CUDA_KERNEL_TIMES=1), the layers with CUDA graphs off, plumb synth (graphs on, the default) with its JSON,
+# and the torch peer; outputs under $OUT.
 set -uo pipefail
 export LD_LIBRARY_PATH=$PWD/.device/lib; B=.device/bin; OUT=${OUT:-/tmp/out}; SECONDS=0
+bash tools/device/unpack.sh  # the binaries and libraries unzipped; with .device-node/, node under /tmp/node
 mkdir -p "$OUT"; : > "$OUT/checks.txt"
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; $B/plumb version; date -u; } > $OUT/gpu.txt 2>&1; cat $OUT/gpu.txt
 if [ -x $B/plumb-old ] && [ -f .device/ids.txt ]; then
@@ -17,7 +19,6 @@ fi
 timeout -k 5 200 $B/plumb contract --backend cuda --json $OUT/contract-cuda.json > /tmp/contract.txt 2>&1; tail -1 /tmp/contract.txt >> $OUT/checks.txt
 timeout -k 5 240 $B/test_dsv4_forward --gtest_filter='*cuda*:Cuda*' > /tmp/tests.txt 2>&1; grep -E "^\[  (PASSED|FAILED)|cuda vs cpu|graphs o" /tmp/tests.txt >> $OUT/checks.txt
 if [ -d .device-node ]; then
-  mkdir -p /tmp/node && xz -dc .device-node/node.xz > /tmp/node/node && chmod +x /tmp/node/node && tar -xJf .device-node/openai.tar.xz -C /tmp/node
   PLUMB_BINARY=$PWD/$B/plumb PLUMB_CACHE_DIR=/tmp/e2e NODE_PATH=/tmp/node/node_modules timeout -k 5 200 /tmp/node/node --test tests/e2e/openai.test.js > /tmp/e2e.txt 2>&1; grep -E "^# (tests|pass|fail)" /tmp/e2e.txt >> $OUT/checks.txt
 fi
 cat $OUT/checks.txt; echo "t=$SECONDS"
