@@ -185,12 +185,7 @@ __global__ void __launch_bounds__(kThreads * kPair, kPair == 1 ? 3 : 2)
       if (row >= rows) continue;
       float v = partial[tile][0][4 * i + e][lane];
       for (int s = 1; s < kSplits && s * per_split < k_blocks; ++s) v += partial[tile][s][4 * i + e][lane];
-      v = round ? bf16r(v) : v;
-      if (scale != 1.0f) {
-        v *= scale;
-        if (round) v = bf16r(v);
-      }
-      row_ptr<float>(y, row0 + row)[f0 + g + 8 * (e >> 1)] = v;
+      row_ptr<float>(y, row0 + row)[f0 + g + 8 * (e >> 1)] = linear_output(v, round, scale);
     }
 }
 

@@ -40,11 +40,7 @@ struct LinearInput {
 };
 
 __device__ __forceinline__ void store_output(const LinearArgs& a, int64_t row, int64_t m, float acc) {
-  float v = a.round_bf16 ? bf16_bits_to_float(float_to_bf16_bits(acc)) : acc;
-  if (a.output_scale != 1.0f) {
-    v *= a.output_scale;
-    if (a.round_bf16) v = bf16_bits_to_float(float_to_bf16_bits(v));
-  }
+  const float v = linear_output(acc, a.round_bf16, a.output_scale);
   if (a.y_f32) {
     static_cast<float*>(a.y)[row * a.y_stride + m] = v;
   } else {

@@ -73,6 +73,17 @@ __device__ __forceinline__ uint16_t float_to_bf16_bits(float f) {
   return *reinterpret_cast<const uint16_t*>(&h);
 }
 
+// A linear's output from its float32 sum, as the release writes it: rounded to bf16 (when round), then times the
+// output scale and rounded again (a scale of 1 skips both).
+__device__ __forceinline__ float linear_output(float sum, bool round, float scale) {
+  float v = round ? bf16_bits_to_float(float_to_bf16_bits(sum)) : sum;
+  if (scale != 1.0f) {
+    v *= scale;
+    if (round) v = bf16_bits_to_float(float_to_bf16_bits(v));
+  }
+  return v;
+}
+
 // The release's power-of-two scale: 2^ceil(log2(max(amax, 1e-4) / fmax)), the log read off the float's bits.
 __device__ __forceinline__ int pow2_scale_exponent_dev(float amax, float fmax) {
   const float s = __fdiv_rn(fmaxf(amax, 1e-4f), fmax);

@@ -29,15 +29,8 @@ __device__ __forceinline__ void store_outputs(const float (&acc)[P], int64_t bas
                                               float scale, View y, int64_t o) {
   for (int r = 0; r < P; ++r) {
     if (base + r >= rows) break;
-    float v = warp_sum(acc[r]);
-    if (lane == 0) {
-      v = round ? bf16r(v) : v;
-      if (scale != 1.0f) {
-        v *= scale;
-        if (round) v = bf16r(v);
-      }
-      row_ptr<float>(y, base + r)[o] = v;
-    }
+    const float v = warp_sum(acc[r]);
+    if (lane == 0) row_ptr<float>(y, base + r)[o] = linear_output(v, round, scale);
   }
 }
 
