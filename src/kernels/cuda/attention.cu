@@ -13,7 +13,6 @@
 // Backend::attention_rope: the P.V's epilogue also rotates the output's rope pairs back, as the rope kernel would.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <type_traits>
 
 #include "base/env_switch.h"
@@ -418,10 +417,7 @@ bool smem_tree_enabled() {
 // shared-memory trees take 8 and 16. PLUMB_LOGIT_HEADS=4, 8 or 16 sets it (an A/B switch and the contract's way to
 // each; the same sums whichever).
 int logits_heads_per_block(const AttentionArgs& p, int64_t row_blocks) {
-  static const int forced = [] {
-    const char* v = std::getenv("PLUMB_LOGIT_HEADS");
-    return v ? std::atoi(v) : 0;
-  }();
+  static const int forced = env_int("PLUMB_LOGIT_HEADS", 0);
   static const int64_t sms = multiprocessor_count();
   if (!smem_tree_enabled()) return kLogitHeads;
   if (forced == 4 || forced == 8 || forced == 16) return forced;

@@ -465,10 +465,7 @@ void indexer_topk(const IndexerArgs& p, View q, View w, View index_rows, const i
   }
   // Counting up to 4096 visible rows (a 16K-token CSA context); PLUMB_INDEXER_COUNT_MAX sets another bound, so a
   // test can send every row through the sort.
-  static const int count_max = [] {
-    const char* v = std::getenv("PLUMB_INDEXER_COUNT_MAX");
-    return v ? std::max(0, std::atoi(v)) : 4096;
-  }();
+  static const int count_max = std::max(0, env_int("PLUMB_INDEXER_COUNT_MAX", 4096));
   const int64_t counted = std::min<int64_t>(p.rows_per_slot, count_max);
   const int64_t rank_blocks = std::min<int64_t>((counted + kRankRows - 1) / kRankRows, kRankBlocksY);
   launch(s, "indexer_select", indexer_select_kernel, dim3(unsigned(q.rows), unsigned(std::max<int64_t>(rank_blocks, 1))),
