@@ -6,6 +6,7 @@
 // PLUMB_LOGIT_HEADS (4, 8 or 16) in attention.cu, PLUMB_INDEXER_COUNT_MAX in ops_attention.cu.
 #pragma once
 
+#include <charconv>
 #include <cstdlib>
 #include <string_view>
 
@@ -16,10 +17,15 @@ inline bool env_switch_on(const char* name) {
   return !(v && std::string_view(v) == "0");
 }
 
-// A number from the environment (atoi's reading), or fallback where the variable is unset.
+// A whole decimal number from the environment, or fallback where the variable is unset, empty or anything else
+// ("NAME=" in a call script means the default; atoi read it as 0).
 inline int env_int(const char* name, int fallback) {
   const char* v = std::getenv(name);
-  return v ? std::atoi(v) : fallback;
+  if (!v) return fallback;
+  const std::string_view text(v);
+  int value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size() && !text.empty() ? value : fallback;
 }
 
 }  // namespace plumb

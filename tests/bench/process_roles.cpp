@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "base/env_switch.h"
 #include "bench/openai_client.h"
 #include "bench/report.h"
 #include "bench/tool_options.h"
@@ -21,11 +22,6 @@ namespace plumb::test {
 namespace {
 
 using std::chrono::milliseconds;
-
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atoi(v) : fallback;
-}
 
 TEST(FakeServerProcess, Serve) {
   const int port = env_int("PLUMB_FAKE_SERVER_PORT", 0);
