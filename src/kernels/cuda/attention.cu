@@ -30,7 +30,7 @@ constexpr int kLogitHeads = 4;           // heads whose partials a warp's shared
 constexpr int kLogitThreads = 256;
 constexpr int kKeysPerWarp = 4;          // keys a warp loads together before their dots
 constexpr int kLogitBlocksY = 16;        // logits blocks a row's softmax blocks are spread over (each loops on)
-constexpr int kPvHeads = 4;              // heads a P.V block serves, two a thread
+constexpr int kPvHeads = 4;              // heads a P.V block serves, two a thread (8, four a thread: lost, below)
 constexpr int kPvChannels = 128;         // channels a P.V block serves, lane = channel (128-byte key reads)
 constexpr int kPvThreads = kPvChannels * kPvHeads / 2;  // plus one warp for the denominators
 constexpr int kChunkEntries = 512;       // entries whose probabilities a P.V block holds at once
@@ -225,7 +225,10 @@ __device__ const float kZeroKey[32 * kMaxLaneValues] = {};
 // the one-wave kernel at one row: 26.5 -> 24.5 us under ncu, and the round -0.4% against main, six of eight
 // alternations faster than without, session 18 call 1; H200). kLeanKeys (the 32-key kernel only): the chunk's keys
 // two loaded together; in the one-wave kernel, with the rest, it took 26.5 -> 37.7 us (108 registers instead of
-// 143, session 17 call 3).
+// 143, session 17 call 3). Lost in session 25 (H200, docs/receipts/2026-12-02-session25-*): blocks of 8 heads, four
+// a thread, at 16 rows (a CSA launch 60.9 -> 66.3 us); in the one-wave kernel a per-thread cp.async ring of 32-key
+// stages in shared memory (a CSA row 16.0 -> 25.9 us, the round +5.7% at one row): a 4-byte copy a key and then a
+// shared load is more LSU work than this kernel's register batches, as session 17's block-wide tiles were.
 template <int kPvBatch>
 __global__ void __launch_bounds__(kPvThreads + 32, kPvBatch == 32 ? 3 : 0)
     attention_pv_kernel(AttentionArgs p, Keys keys, WeightRef sinks, Scratch s, View out) {

@@ -19,6 +19,10 @@ namespace {
 // K values per split: 16 super-blocks a warp. One row's passes are then 1536 warps each, one wave at four 128-thread
 // blocks a multiprocessor, and the down pass has one split (no partials); at 1024 they were 1.45 waves. H200 (session
 // 10 call 4): experts at one row 53.3 -> 45.9 us, 16 rows on the same 6 experts 116 -> 104, routed apart 590 -> 484.
+// The down pass in two splits of 1024 (its pair summed in the block, six blocks a multiprocessor so one row's 3072
+// warps fit one wave) lost in session 25: the one-row down pass 16.6 -> 16.5 us under ncu at 29% occupancy against
+// 17%, 16 rows on the same 6 76.4 -> 86.5. The one-row passes are not waiting on loads: the ALU pipe is their
+// busiest (56% gate/up, 50% down; DRAM 34-50%), so what pays there is fewer integer instructions a weight.
 constexpr int64_t kSplitK = 2048;
 
 const kernels::ControlId kFirstRow = kernels::register_control(
