@@ -47,11 +47,11 @@ CLASSES = (
 
 
 def short_name(kernel):
-    name = kernel.split('(')[0].replace('void ', '')
+    name = kernel.replace('void ', '')
     for prefix in ('plumb::cuda::ops::', 'plumb::cuda::', '(anonymous namespace)::', '<unnamed>::', 'unnamed>::',
                    'ops::'):
         name = name.replace(prefix, '')
-    return name
+    return name.split('(')[0]  # the parameter list, after the namespaces (one of which has parentheses) are gone
 
 
 def kernel_class(name):
