@@ -1,12 +1,9 @@
 #!/usr/bin/env python3
 """tools/device/alternation_table.py on a hand-made table (expected values worked out by hand in the comments)."""
-import os
-import subprocess
-import sys
-import tempfile
 import unittest
 
-SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "device", "alternation_table.py")
+from script_runner import run_on_text
+
 ROUNDS = """\
 A rep 1: 100.0 200.0 300.0 | 4 slots 400.0
 B rep 1: 110.0 190.0 300.0 | 4 slots 420.0
@@ -20,14 +17,8 @@ B rep 4: | 4 slots
 """
 
 
-def run(*variants):
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
-        f.write(ROUNDS)
-    try:
-        return subprocess.run([sys.executable, SCRIPT, f.name, *variants], capture_output=True, text=True,
-                              check=True).stdout
-    finally:
-        os.unlink(f.name)
+def run(*args):
+    return run_on_text("device/alternation_table.py", ROUNDS, ".txt", *args)
 
 
 class AlternationTable(unittest.TestCase):

@@ -1,12 +1,9 @@
 #!/usr/bin/env python3
 """tools/device/ncu_layer_table.py on a hand-made ncu CSV (expected values worked out by hand in the comments)."""
-import os
-import subprocess
-import sys
-import tempfile
 import unittest
 
-SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "device", "ncu_layer_table.py")
+from script_runner import run_on_text
+
 HEAD = '"ID","Kernel Name","Block Size","Grid Size","Section Name","Metric Name","Metric Unit","Metric Value"\n'
 ALU = "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active"
 
@@ -26,13 +23,7 @@ CSV = "==PROF== an unquoted ncu line\n" + HEAD + "".join(
 
 
 def run(*args):
-    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
-        f.write(CSV)
-    try:
-        return subprocess.run([sys.executable, SCRIPT, f.name, *args], capture_output=True, text=True,
-                              check=True).stdout
-    finally:
-        os.unlink(f.name)
+    return run_on_text("device/ncu_layer_table.py", CSV, ".csv", *args)
 
 
 class NcuLayerTable(unittest.TestCase):
