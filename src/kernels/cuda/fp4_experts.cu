@@ -21,8 +21,8 @@ namespace {
 // 10 call 4): experts at one row 53.3 -> 45.9 us, 16 rows on the same 6 experts 116 -> 104, routed apart 590 -> 484.
 // The down pass in two splits of 1024 (its pair summed in the block, six blocks a multiprocessor so one row's 3072
 // warps fit one wave) lost in session 25: the one-row down pass 16.6 -> 16.5 us under ncu at 29% occupancy against
-// 17%, 16 rows on the same 6 76.4 -> 86.5. The one-row passes are not waiting on loads: the ALU pipe is their
-// busiest (56% gate/up, 50% down; DRAM 34-50%), so what pays there is fewer integer instructions a weight.
+// 17%, 16 rows on the same 6 76.4 -> 86.5. More warps in flight do not speed the one-row passes; the ALU pipe is
+// their busiest (56% gate/up, 50% down; DRAM 34-50%), so what may pay there is fewer integer instructions a weight.
 constexpr int64_t kSplitK = 2048;
 
 const kernels::ControlId kFirstRow = kernels::register_control(
