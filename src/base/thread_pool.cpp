@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <exception>
 #include <utility>
-#include <cstdlib>
 #include <string>
+
+#include "base/env_switch.h"
 
 namespace plumb {
 
@@ -71,10 +72,7 @@ void ThreadPool::run(size_t tasks, const std::function<void(size_t)>& fn) {
 
 ThreadPool& default_thread_pool() {
   static ThreadPool pool([] {
-    if (const char* env = std::getenv("PLUMB_THREADS")) {
-      const int n = std::atoi(env);
-      if (n > 0) return size_t(n);
-    }
+    if (const int n = env_int("PLUMB_THREADS", 0); n > 0) return size_t(n);
     return size_t(std::max(1u, std::thread::hardware_concurrency()));
   }());
   return pool;
