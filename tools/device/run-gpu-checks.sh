@@ -12,7 +12,6 @@ mkdir -p "$OUT"
 timeout 300 .device/bin/plumb contract --backend cuda --json "$OUT/contract-cuda.json" > "$OUT/contract-cuda.txt" 2>&1
 timeout 240 .device/bin/test_dsv4_forward --gtest_filter='*cuda*:Cuda*' > "$OUT/cuda-tests.txt" 2>&1
 .device/bin/plumb run --ids 1,2,3,4,5 -n 8 --temperature 0 --json > "$OUT/run-auto.json" 2>&1
-PLUMB_BINARY=$PWD/.device/bin/plumb PLUMB_CACHE_DIR=/tmp/e2e-cache NODE_PATH=/tmp/node/node_modules \
-  timeout 200 /tmp/node/node --test tests/e2e/openai.test.js > "$OUT/e2e-cuda.txt" 2>&1
+OUT=$OUT bash tools/device/e2e.sh openai > "$OUT/e2e-summary.txt" 2>&1  # its TAP output in $OUT/e2e-openai.txt
 cat "$OUT/gpu.txt"; tail -1 "$OUT/contract-cuda.txt"; grep -E "^\[  (PASSED|FAILED|SKIPPED)|cuda vs cpu" "$OUT/cuda-tests.txt"
-cat "$OUT/run-auto.json"; grep -E "^# (tests|pass|fail)" "$OUT/e2e-cuda.txt"
+cat "$OUT/run-auto.json"; cat "$OUT/e2e-summary.txt"

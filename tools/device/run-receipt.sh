@@ -19,7 +19,7 @@ fi
 timeout -k 5 200 $B/plumb contract --backend cuda --json $OUT/contract-cuda.json > /tmp/contract.txt 2>&1; tail -1 /tmp/contract.txt >> $OUT/checks.txt
 timeout -k 5 240 $B/test_dsv4_forward --gtest_filter='*cuda*:Cuda*' > /tmp/tests.txt 2>&1; grep -E "^\[  (PASSED|FAILED)|cuda vs cpu|graphs o" /tmp/tests.txt >> $OUT/checks.txt
 if [ -d .device-node ]; then
-  PLUMB_BINARY=$PWD/$B/plumb PLUMB_CACHE_DIR=/tmp/e2e NODE_PATH=/tmp/node/node_modules timeout -k 5 200 /tmp/node/node --test tests/e2e/openai.test.js > /tmp/e2e.txt 2>&1; grep -E "^# (tests|pass|fail)" /tmp/e2e.txt >> $OUT/checks.txt
+  OUT=/tmp/e2e bash tools/device/e2e.sh openai | grep "^e2e" >> $OUT/checks.txt
 fi
 cat $OUT/checks.txt; echo "t=$SECONDS"
 PLUMB_CUDA_KERNEL_TIMES=1 timeout -k 5 100 $B/plumb synth --only layers --rows 1 --repeats 4 > /tmp/kt.txt 2>&1; sed -n '/kernel (device time)/,$p' /tmp/kt.txt > $OUT/kernel-times.txt; head -24 $OUT/kernel-times.txt
