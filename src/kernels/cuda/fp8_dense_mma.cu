@@ -109,8 +109,9 @@ __global__ void __launch_bounds__(kThreads * kPair, kPair == 1 ? 3 : 2)
   for (int s = 0; s < kDepth; ++s) stage[s] = staged + (warp * kDepth + s) * kStageFloats;
   const int slot = 4 * lane + 4 * (lane / 8);  // where this lane's 4 values of a staged row go
   const int first_row = kPair == 1 ? 0 : tile;  // a pair's warps stage alternate rows
+  // Padding rows, this warp's (from the first r >= rows with r % kPair == first_row): zeros, never overwritten.
   for (int r = rows + (rows % kPair != first_row ? (first_row - rows % kPair + kPair) % kPair : 0); r < kRows;
-       r += kPair)  // padding rows: zeros, never overwritten
+       r += kPair)
     for (float* st : stage) *reinterpret_cast<float4*>(st + r * kStageStride + slot) = make_float4(0, 0, 0, 0);
   auto pair_sync = [&] {  // the K quarter's two warps (named barrier 1 + quarter; 0 is __syncthreads')
     if constexpr (kPair == 2) asm volatile("bar.sync %0, 64;\n" ::"r"(1 + warp) : "memory");
