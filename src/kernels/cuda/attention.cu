@@ -140,23 +140,28 @@ __global__ void __launch_bounds__(kLogitThreads) attention_logits_kernel(Attenti
 #pragma unroll
         for (int k = 0; k < kMaxLaneValues; ++k) kv[j][k] = key && in_range(k) ? key[lane + 32 * k] : 0.0f;
       }
+      auto load_query = [&](int h, float (&qv)[kMaxLaneValues]) {  // head h's channels of this lane
+#pragma unroll
+        for (int k = 0; k < kMaxLaneValues; ++k) qv[k] = in_range(k) ? query[h * d + lane + 32 * k] : 0.0f;
+      };
+      auto lane_dot = [&](const float (&qv)[kMaxLaneValues], int j) {  // this lane's partial of key j's dot
+        float dot = 0.0f;
+        if (present[j])
+#pragma unroll
+          for (int k = 0; k < kMaxLaneValues; ++k)
+            if (in_range(k)) dot = __fmaf_rn(qv[k], kv[j][k], dot);
+        return dot;
+      };
       if constexpr (kSmemTree) {  // kLogitHeads heads' partials at a time, then one tree a dot
         for (int g = 0; g < heads; g += kLogitHeads) {
 #pragma unroll
           for (int h = 0; h < kLogitHeads; ++h) {
             if (g + h >= heads) break;
             float qv[kMaxLaneValues];
+            load_query(g + h, qv);
 #pragma unroll
-            for (int k = 0; k < kMaxLaneValues; ++k) qv[k] = in_range(k) ? query[(g + h) * d + lane + 32 * k] : 0.0f;
-#pragma unroll
-            for (int j = 0; j < kKeysPerWarp; ++j) {
-              float dot = 0.0f;
-              if (present[j])
-#pragma unroll
-                for (int k = 0; k < kMaxLaneValues; ++k)
-                  if (in_range(k)) dot = __fmaf_rn(qv[k], kv[j][k], dot);
-              tree[warp][(h * kKeysPerWarp + j) * kTreeStride + 16 * (lane % 2) + lane / 2] = dot;
-            }
+            for (int j = 0; j < kKeysPerWarp; ++j)
+              tree[warp][(h * kKeysPerWarp + j) * kTreeStride + 16 * (lane % 2) + lane / 2] = lane_dot(qv, j);
           }
           __syncwarp();
           const int t = lane / 2, h = g + t / kKeysPerWarp, v = v0 + (t % kKeysPerWarp) * warps;
@@ -167,16 +172,9 @@ __global__ void __launch_bounds__(kLogitThreads) attention_logits_kernel(Attenti
       } else {
         for (int h = 0; h < heads; ++h) {
           float qv[kMaxLaneValues], dot[kKeysPerWarp];
+          load_query(h, qv);
 #pragma unroll
-          for (int k = 0; k < kMaxLaneValues; ++k) qv[k] = in_range(k) ? query[h * d + lane + 32 * k] : 0.0f;
-#pragma unroll
-          for (int j = 0; j < kKeysPerWarp; ++j) {
-            dot[j] = 0.0f;
-            if (present[j])
-#pragma unroll
-              for (int k = 0; k < kMaxLaneValues; ++k)
-                if (in_range(k)) dot[j] = __fmaf_rn(qv[k], kv[j][k], dot[j]);
-          }
+          for (int j = 0; j < kKeysPerWarp; ++j) dot[j] = lane_dot(qv, j);
 #pragma unroll
           for (int o = 16; o > 0; o >>= 1)  // warp_sum's xor tree, the keys' trees interleaved
 #pragma unroll
