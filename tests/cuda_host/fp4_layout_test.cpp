@@ -41,7 +41,9 @@ TEST(Fp4Layout, EveryValueAndScaleLandsWhereTheKernelReadsIt) {
           for (int half = 0; half < 2; ++half) {  // the word of row g, then of row g + 8
             const int64_t r = mt * 16 + gr + 8 * half, c0 = sb * 128 + j * 32 + t * 8;
             for (int b = 0; b < 4; ++b) {
-              const uint8_t byte = tile[lane * 32 + j * 8 + half * 4 + b];
+              const int i = j * 8 + half * 4 + b;  // the lane's byte; the kernel's two 16-byte loads read 0-15, 16-31
+              const int at = fp4_coalesced_layout() ? (i / 16) * 512 + lane * 16 + i % 16 : lane * 32 + i;
+              const uint8_t byte = tile[at];
               ASSERT_EQ(byte & 0xF, code_at(codes, cols, r, c0 + b)) << "row " << r << " col " << c0 + b;
               ASSERT_EQ(byte >> 4, code_at(codes, cols, r, c0 + 4 + b)) << "row " << r << " col " << c0 + 4 + b;
               checked += 2;
@@ -56,6 +58,16 @@ TEST(Fp4Layout, EveryValueAndScaleLandsWhereTheKernelReadsIt) {
     }
   }
   EXPECT_EQ(checked, rows * cols);  // every value of the matrix was found exactly where expected
+}
+
+// Coalesced, a warp's load of its lanes' bytes 0-15 (or 16-31) reads one contiguous 512-byte run, each byte once.
+TEST(Fp4Layout, EachOfAWarpsTwoLoadsReadsOneContiguousRun) {
+  for (int load = 0; load < 2; ++load) {
+    std::vector<int> hits(1024, 0);
+    for (int lane = 0; lane < 32; ++lane)
+      for (int i = 0; i < 16; ++i) ++hits[size_t(fp4_lane_byte(lane, load * 16 + i, true))];
+    for (int at = 0; at < 1024; ++at) ASSERT_EQ(hits[size_t(at)], at / 512 == load ? 1 : 0) << "byte " << at;
+  }
 }
 
 TEST(Fp4Layout, ShapesTheKernelCannotTileAreRefused) {

@@ -221,6 +221,7 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   up.limit = limit;
   up.out = ws.h;
   up.control = control;
+  up.coalesced = fp4_coalesced_layout();
   if (by_size) {
     launch_pass_by_size<true>(up, max_active, pairs, stream, adapt);
   } else {

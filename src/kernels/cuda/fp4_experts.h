@@ -25,6 +25,8 @@ size_t fp4_shuffled_scale_bytes(int64_t rows, int64_t cols);
 // scales [rows, cols/32] E8M0. rows a multiple of 16, cols of 128.
 void shuffle_fp4_matrix(const uint8_t* codes, const uint8_t* scales, int64_t rows, int64_t cols, uint8_t* out_codes,
                         uint8_t* out_scales);
+// Whether shuffle_fp4_matrix lays a lane's bytes out coalesced (fp4_lane_byte); the kernels read what it wrote.
+bool fp4_coalesced_layout();
 
 // Device arrays of device pointers, one entry per expert, to its matrices in shuffled layout: w1 and w3
 // ([inter, hidden]) and w2 ([hidden, inter]), codes and scales.

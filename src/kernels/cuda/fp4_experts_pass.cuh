@@ -69,6 +69,7 @@ struct PassArgs {
   uint16_t* out;           // [pairs, out_features]
   int control;
   int experts_taken;       // which active experts the launch serves (ExpertsTaken)
+  bool coalesced;          // the codes' layout (fp4_lane_byte)
 };
 
 // The four e8m0 scales of a word as floats, byte j to v[j]: the values e8m0_value gives. Shifting the byte into
@@ -182,9 +183,10 @@ __device__ __forceinline__ void expert_passes(const PassArgs& a, int64_t tile, i
   const int lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
   const int64_t supers = a.k / 128, per_split = supers / a.splits;
   const int64_t sb0 = split * per_split, sb1 = sb0 + per_split;
-  const uint8_t* c1 = a.codes[expert] + tile * supers * 1024 + lane * 32;
+  const int lane_at = fp4_lane_byte(lane, 0, a.coalesced), second = fp4_lane_byte(lane, 16, a.coalesced) - lane_at;
+  const uint8_t* c1 = a.codes[expert] + tile * supers * 1024 + lane_at;
   const uint8_t* s1 = a.scales[expert] + tile * supers * 64;
-  const uint8_t* c3 = TWO ? a.codes3[expert] + tile * supers * 1024 + lane * 32 : nullptr;
+  const uint8_t* c3 = TWO ? a.codes3[expert] + tile * supers * 1024 + lane_at : nullptr;
   const uint8_t* s3 = TWO ? a.scales3[expert] + tile * supers * 64 : nullptr;
   const int64_t pairs = a.ws.offsets[*a.ws.n_active];
   // splits == 2: a tile's two warps are 2i and 2i + 1, so both sit in one block (kWarpsPerBlock is even)
@@ -231,11 +233,11 @@ __device__ __forceinline__ void expert_passes(const PassArgs& a, int64_t tile, i
     };
     auto load_step = [&](int sb, Step& st) {
       const int code = sb * 1024, scale = sb * 64;
-      st.w1a = load_stream_16(c1 + code), st.w1b = load_stream_16(c1 + code + 16);
+      st.w1a = load_stream_16(c1 + code), st.w1b = load_stream_16(c1 + code + second);
       st.s1g = *reinterpret_cast<const uint32_t*>(s1 + scale + g * 4);
       st.s1g8 = *reinterpret_cast<const uint32_t*>(s1 + scale + (g + 8) * 4);
       if (TWO) {
-        st.w3a = load_stream_16(c3 + code), st.w3b = load_stream_16(c3 + code + 16);
+        st.w3a = load_stream_16(c3 + code), st.w3b = load_stream_16(c3 + code + second);
         st.s3g = *reinterpret_cast<const uint32_t*>(s3 + scale + g * 4);
         st.s3g8 = *reinterpret_cast<const uint32_t*>(s3 + scale + (g + 8) * 4);
       }

@@ -1,12 +1,14 @@
 // Host-side FP4 weight re-layout for the GPU experts kernel (plain C++, no CUDA needed): for each tile of 16 rows
-// and each 128-wide K super-block, lane (g, t) of a warp finds its 32 bytes together: for blocks j = 0..3 of 32,
+// and each 128-wide K super-block, lane (g, t) of a warp finds its 32 bytes (fp4_lane_byte places them): for blocks j = 0..3 of 32,
 // a word of row g then a word of row g+8, each the values 8t..8t+7 of that block with byte b holding value b in
 // its low nibble and value b + 4 in its high one (the kernel widens a word's low and high nibbles to e4m3 in a
 // few whole-word operations). Scales per tile and super-block as [16 rows][4 blocks]. A pure permutation: values
 // and scales are copied, never changed.
 
+#include "base/env_switch.h"
 #include "base/error.h"
 #include "kernels/cuda/fp4_experts.h"
+#include "kernels/cuda/fp4_widen.h"
 
 namespace plumb::cuda {
 namespace {
@@ -19,6 +21,13 @@ void interleave_word(const uint8_t* in, uint8_t* out) {
 
 }  // namespace
 
+// PLUMB_EXPERTS_COALESCED=0 keeps each lane's 32 bytes together (an A/B switch; the same values reach the same
+// registers, so the same bits).
+bool fp4_coalesced_layout() {
+  static const bool on = env_switch_on("PLUMB_EXPERTS_COALESCED");
+  return on;
+}
+
 size_t fp4_shuffled_code_bytes(int64_t rows, int64_t cols) { return size_t(rows * cols / 2); }
 size_t fp4_shuffled_scale_bytes(int64_t rows, int64_t cols) { return size_t(rows * cols / 32); }
 
@@ -26,6 +35,8 @@ void shuffle_fp4_matrix(const uint8_t* codes, const uint8_t* scales, int64_t row
                         uint8_t* out_scales) {
   if (rows % 16 != 0 || cols % 128 != 0) fail("FP4 matrix [{}, {}]: rows must be a multiple of 16 and columns of 128", rows, cols);
   const int64_t supers = cols / 128, row_bytes = cols / 2, scale_cols = cols / 32;
+  const bool coalesced = fp4_coalesced_layout();
+  uint8_t lane_bytes[32];
   for (int64_t mt = 0; mt < rows / 16; ++mt) {
     for (int64_t sb = 0; sb < supers; ++sb) {
       uint8_t* tile = out_codes + (mt * supers + sb) * 1024;
@@ -33,9 +44,10 @@ void shuffle_fp4_matrix(const uint8_t* codes, const uint8_t* scales, int64_t row
         const int g = lane >> 2, t = lane & 3;
         for (int j = 0; j < 4; ++j) {
           const int64_t byte_in_row = sb * 64 + j * 16 + t * 4;  // values 8t..8t+7 of block j
-          interleave_word(codes + (mt * 16 + g) * row_bytes + byte_in_row, tile + lane * 32 + j * 8);
-          interleave_word(codes + (mt * 16 + g + 8) * row_bytes + byte_in_row, tile + lane * 32 + j * 8 + 4);
+          interleave_word(codes + (mt * 16 + g) * row_bytes + byte_in_row, lane_bytes + j * 8);
+          interleave_word(codes + (mt * 16 + g + 8) * row_bytes + byte_in_row, lane_bytes + j * 8 + 4);
         }
+        for (int i = 0; i < 32; ++i) tile[fp4_lane_byte(lane, i, coalesced)] = lane_bytes[i];
       }
       uint8_t* st = out_scales + (mt * supers + sb) * 64;
       for (int r = 0; r < 16; ++r)

@@ -15,6 +15,14 @@ namespace plumb::cuda {
 
 constexpr float kFp4Unscale = 64.0f;
 
+// Where a lane's byte i (0..31) of a super-block's 1 KiB lies (shuffle_fp4_matrix writes it, the kernel reads it).
+// Coalesced: a warp's load of its lanes' bytes 0-15 is one contiguous 512-byte run, and bytes 16-31 the next, so
+// each 32-byte sector a load touches is read whole by it; interleaved (lane * 32 + i): each load reads half of each
+// of 32 sectors and the other load the other half.
+PLUMB_HOST_DEVICE int fp4_lane_byte(int lane, int i, bool coalesced) {
+  return coalesced ? (i / 16) * 512 + lane * 16 + i % 16 : lane * 32 + i;
+}
+
 PLUMB_HOST_DEVICE uint32_t e2m1_low_nibbles_to_e4m3(uint32_t v) {
   return ((v & 0x07070707u) << 2) | ((v & 0x08080808u) << 4);
 }
