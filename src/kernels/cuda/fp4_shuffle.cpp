@@ -22,7 +22,9 @@ void interleave_word(const uint8_t* in, uint8_t* out) {
 }  // namespace
 
 // PLUMB_EXPERTS_COALESCED=0 keeps each lane's 32 bytes together (an A/B switch; the same values reach the same
-// registers, so the same bits).
+// registers, so the same bits). H200, session 26 call 1: the L1 sectors the one-row passes read halved (3.39 M ->
+// 1.81 M for gate/up), the L2's did not move (the L1 had merged the two halves) and neither did the one-row passes;
+// 16 rows routed apart 468 -> 459 us, the round -1.3% at 16 rows (18 of 24, p 0.02), -0.7% at 4 slots, one row even.
 bool fp4_coalesced_layout() {
   static const bool on = env_switch_on("PLUMB_EXPERTS_COALESCED");
   return on;
