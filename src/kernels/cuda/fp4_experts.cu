@@ -85,12 +85,27 @@ bool nt2_bound_enabled() {
 
 // The gate/up pass without the zero C's adds; the down pass keeps the emulation (session 12's experts-f16 wrote
 // both passes' MMAs out and lost 1.1 us in the down pass).
+// Which pass kernels are built with the item loop around their warp's one item (experts_pass_kernel's LOOP; same
+// items, same bits): PLUMB_EXPERTS_ITEM_LOOP=0 none, 1 (unset) the adaptive ones, whose spills it cuts, 2 all
+// (ptxas: the plain 8-row gate/up's spills 24/56 -> 48/112 bytes, the 16-row one's 36/100 -> 44/112).
+int item_loop_mode() {
+  static const int mode = env_int("PLUMB_EXPERTS_ITEM_LOOP", 1);
+  return mode;
+}
+
+template <int NT, bool TWO, bool NO_C, bool EVEN, int MIN_BLOCKS, bool ADAPT>
+auto pass_kernel_looped() {
+  const bool loop = item_loop_mode() == 2 || (item_loop_mode() == 1 && ADAPT);
+  return loop ? experts_pass_kernel<NT, TWO, NO_C, EVEN, MIN_BLOCKS, ADAPT, true>
+              : experts_pass_kernel<NT, TWO, NO_C, EVEN, MIN_BLOCKS, ADAPT, false>;
+}
+
 template <int NT, bool TWO, bool EVEN, int MIN_BLOCKS, bool ADAPT = false>
 auto pass_kernel_bounded() {
   if constexpr (TWO) {
-    if (no_c_enabled()) return experts_pass_kernel<NT, TWO, true, EVEN, MIN_BLOCKS, ADAPT>;
+    if (no_c_enabled()) return pass_kernel_looped<NT, TWO, true, EVEN, MIN_BLOCKS, ADAPT>();
   }
-  return experts_pass_kernel<NT, TWO, false, EVEN, MIN_BLOCKS, ADAPT>;
+  return pass_kernel_looped<NT, TWO, false, EVEN, MIN_BLOCKS, ADAPT>();
 }
 
 template <int NT, bool TWO, bool EVEN = false, bool ADAPT = false>

@@ -340,28 +340,50 @@ __device__ __forceinline__ void expert_passes(const PassArgs& a, int64_t tile, i
 // 254 registers two blocks fit and the pass took 1.45 waves.
 // ADAPT (8-row passes of launches with five rows or more): a warp whose expert has at most four pairs runs the
 // EVEN body, the others the plain one. Rows routed apart leave most experts one or two pairs.
-template <int NT, bool TWO, bool NO_C, bool EVEN, int MIN_BLOCKS, bool ADAPT = false>
-__global__ void __launch_bounds__(kWarpsPerBlock * 32, MIN_BLOCKS) experts_pass_kernel(PassArgs a) {
-  static_assert(!EVEN || NT == 1, "even columns are an 8-row pass's");
-  static_assert(!ADAPT || (NT == 1 && !EVEN), "an adaptive pass is a plain 8-row pass's");
-  kernel_prologue();
-  const int warp_id = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x) / 32;  // 32-bit: no 64-bit divisions
-  const int tiles = int(a.tiles), splits = int(a.splits);
-  const int64_t tile = (warp_id / splits) % tiles;
-  const int64_t split = warp_id % splits;
-  int64_t slot = warp_id / (tiles * splits);
-  if (a.experts_taken == take_large) slot = nth_large_slot(a.ws.offsets, *a.ws.n_active, int(slot));
-  if (slot < 0 || slot >= *a.ws.n_active) return;
+// One warp's work item (active slot, tile, split), numbered in that order; false once the slots have run out (every
+// later item's slot is out too).
+template <int NT, bool TWO, bool NO_C, bool EVEN, bool ADAPT>
+__device__ __forceinline__ bool serve_item(const PassArgs& a, int item, int n_active) {
+  const int tiles = int(a.tiles), splits = int(a.splits);  // 32-bit: no 64-bit divisions
+  const int64_t tile = (item / splits) % tiles;
+  const int64_t split = item % splits;
+  int64_t slot = item / (tiles * splits);
+  if (slot >= n_active) return false;
+  if (a.experts_taken == take_large) slot = nth_large_slot(a.ws.offsets, n_active, int(slot));
+  if (slot < 0) return false;
   const int32_t begin = a.ws.offsets[slot], end = a.ws.offsets[slot + 1];
-  if (a.experts_taken == take_small && end - begin > kSmallExpertPairs) return;
+  if (a.experts_taken == take_small && end - begin > kSmallExpertPairs) return true;
   const int32_t expert = a.ws.active[slot];
   if constexpr (ADAPT) {
     if (end - begin <= kFewExpertPairs) {
       expert_passes<NT, TWO, NO_C, true>(a, tile, split, begin, end, expert);
-      return;
+      return true;
     }
   }
   expert_passes<NT, TWO, NO_C, EVEN>(a, tile, split, begin, end, expert);
+  return true;
+}
+
+// LOOP (PLUMB_EXPERTS_ITEM_LOOP): the warp serves items w, w + W, ... (W the grid's warps) until the slots run out.
+// The grid still has a warp an item, so each warp serves one; what changes is the code ptxas sees (the adaptive
+// gate/up kernel's spills 128/324 -> 44/120 bytes; session 26 call 3, with the loop in every pass kernel: the classes
+// that run the adaptive kernel 5% faster: 16 rows routed apart 458.9 -> 434.1 us, 8 rows on the same 6 57.6 -> 54.7).
+// A grid capped at the blocks the GPU holds, its warps looping over many items, lost there: 16 rows on the same 6
+// 77.9 -> 64.3 us (no blocks that only read the counts), but routed apart 434.1 -> 470.6 and the round +3.2% at 16
+// rows (data/2026-12-02-session26/lost/experts-persistent.patch).
+template <int NT, bool TWO, bool NO_C, bool EVEN, int MIN_BLOCKS, bool ADAPT = false, bool LOOP = false>
+__global__ void __launch_bounds__(kWarpsPerBlock * 32, MIN_BLOCKS) experts_pass_kernel(PassArgs a) {
+  static_assert(!EVEN || NT == 1, "even columns are an 8-row pass's");
+  static_assert(!ADAPT || (NT == 1 && !EVEN), "an adaptive pass is a plain 8-row pass's");
+  kernel_prologue();
+  const int n_active = *a.ws.n_active, first = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x) / 32;
+  if constexpr (LOOP) {
+    const int grid_warps = int(gridDim.x) * kWarpsPerBlock;
+    for (int item = first; serve_item<NT, TWO, NO_C, EVEN, ADAPT>(a, item, n_active); item += grid_warps) {
+    }
+  } else {
+    serve_item<NT, TWO, NO_C, EVEN, ADAPT>(a, first, n_active);
+  }
 }
 
 }  // namespace

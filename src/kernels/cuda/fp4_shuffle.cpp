@@ -1,9 +1,9 @@
 // Host-side FP4 weight re-layout for the GPU experts kernel (plain C++, no CUDA needed): for each tile of 16 rows
-// and each 128-wide K super-block, lane (g, t) of a warp finds its 32 bytes (fp4_lane_byte places them): for blocks j = 0..3 of 32,
-// a word of row g then a word of row g+8, each the values 8t..8t+7 of that block with byte b holding value b in
-// its low nibble and value b + 4 in its high one (the kernel widens a word's low and high nibbles to e4m3 in a
-// few whole-word operations). Scales per tile and super-block as [16 rows][4 blocks]. A pure permutation: values
-// and scales are copied, never changed.
+// and each 128-wide K super-block, lane (g, t) of a warp finds its 32 bytes where fp4_lane_byte puts them: for blocks
+// j = 0..3 of 32, a word of row g then a word of row g+8, each the values 8t..8t+7 of that block with byte b holding
+// value b in its low nibble and value b + 4 in its high one (the kernel widens a word's low and high nibbles to e4m3
+// in a few whole-word operations). Scales per tile and super-block as [16 rows][4 blocks]. A pure permutation:
+// values and scales are copied, never changed.
 
 #include "base/env_switch.h"
 #include "base/error.h"
