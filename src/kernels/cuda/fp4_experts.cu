@@ -83,8 +83,6 @@ bool nt2_bound_enabled() {
   return on;
 }
 
-// The gate/up pass without the zero C's adds; the down pass keeps the emulation (session 12's experts-f16 wrote
-// both passes' MMAs out and lost 1.1 us in the down pass).
 // Which pass kernels are built with the item loop around their warp's one item (experts_pass_kernel's LOOP; same
 // items, same bits): PLUMB_EXPERTS_ITEM_LOOP=0 none, 1 (unset) the adaptive ones, whose spills it cuts, 2 all
 // (ptxas: the plain 8-row gate/up's spills 24/56 -> 48/112 bytes, the 16-row one's 36/100 -> 44/112).
@@ -100,6 +98,8 @@ auto pass_kernel_looped() {
               : experts_pass_kernel<NT, TWO, NO_C, EVEN, MIN_BLOCKS, ADAPT, false>;
 }
 
+// The gate/up pass without the zero C's adds; the down pass keeps the emulation (session 12's experts-f16 wrote
+// both passes' MMAs out and lost 1.1 us in the down pass).
 template <int NT, bool TWO, bool EVEN, int MIN_BLOCKS, bool ADAPT = false>
 auto pass_kernel_bounded() {
   if constexpr (TWO) {

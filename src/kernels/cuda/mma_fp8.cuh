@@ -54,7 +54,7 @@ __device__ __forceinline__ void mma_e4m3_16x8x32_no_c(float (&d)[4], uint32_t a0
 
 // Weights are read once per launch: keep them out of L1. An explicit L2 policy lost (session 26 call 2): evict-first
 // +2.4% on the round at one row against these plain loads (the policy's registers and spills), evict-normal +9.7%
-// (the small kernels between the weight kernels 30-50% slower: their reads stopped hitting the L2).
+// (the small kernels between the weight kernels 20-50% slower: their reads stopped hitting the L2).
 __device__ __forceinline__ uint4 load_stream_16(const void* p) {
   uint4 v;
   asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];\n"
