@@ -10,14 +10,9 @@
 # branch, with the resident cap and with 8 blocks; the experts' kernel classes; the round alternated: the branch
 # against its switch off, main against its loop off.
 set -uo pipefail
-export LD_LIBRARY_PATH=$PWD/.device/lib; SECONDS=0; B=.device/bin
-for f in $B/*.gz; do gunzip -f "$f"; done; chmod +x $B/*
-R=$(mktemp -d)
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee $R/gpu.txt
+source tools/device/call_start.sh
 E=plumb-next-experts-dynamic D=PLUMB_EXPERTS_DYNAMIC L=PLUMB_EXPERTS_ITEM_LOOP C=PLUMB_EXPERTS_GRID_CAP
-CONTRACTS="none" LIGHT=1 KERNELS=0 AB="plumb plumb@$L=0 plumb@$L=2 $E $E@$D=0 $E@$C=8" OUT=/tmp/ab \
-  bash tools/device/ab-builds.sh > /dev/null
-cp /tmp/ab/checks.txt $R/bits.txt; cat $R/bits.txt | tee $OUT/bits.txt; echo "t=$SECONDS"
+bits_against_main plumb@$L=0 plumb@$L=2 $E $E@$D=0 $E@$C=8
 {
   for v in "$C=0" "$C=8"; do
     echo "$v CUDA tests: $(env $v timeout -k 5 100 $B/test_dsv4_forward-next-experts-dynamic --gtest_filter='*cuda*:Cuda*' 2>&1 | tee "$R/cuda-tests-${v//=/-}.log" | grep -E '^\[  (PASSED|FAILED)' | tr '\n' ' ')"
