@@ -64,24 +64,35 @@ def cubin_command(source, tree, commands, out):
     return base + ["--generate-code=arch=compute_90a,code=[sm_90a]", "-cubin", "-Xptxas", "-v", "-o", out]
 
 
+def ptxas_usage(report):
+    """kernel -> [registers, spill stores, spill loads] from ptxas -v's report. A spill line counts for the kernel only
+    under its own "Function properties for KERNEL" header: a non-inlined device function's properties follow the
+    kernel's and must not overwrite them."""
+    usage, current, props_for = {}, None, None
+    for line in report.splitlines():
+        m = re.search(r"Compiling entry function '(\S+)'", line)
+        if m:
+            current = m.group(1)
+            usage[current] = [0, 0, 0]
+        m = re.search(r"Function properties for (\S+)", line)
+        if m:
+            props_for = m.group(1)
+        m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        if m and current and props_for == current:
+            usage[current][1:] = [int(m.group(1)), int(m.group(2))]
+        m = re.search(r"Used (\d+) registers", line)
+        if m and current:
+            usage[current][0] = int(m.group(1))
+    return usage
+
+
 def measure(source, tree, commands, tmp):
     """kernel -> (bytes, registers, spill stores, spill loads) for one file in one tree."""
     out = os.path.join(tmp, "k.cubin")
     done = subprocess.run(cubin_command(source, tree, commands, out), capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"kernel_sizes: {source} did not compile:\n{done.stderr[-2000:]}")
-    usage, current = {}, None
-    for line in done.stderr.splitlines():
-        m = re.search(r"Compiling entry function '(\S+)'", line)
-        if m:
-            current = m.group(1)
-            usage[current] = [0, 0, 0]
-        m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
-        if m and current:
-            usage[current][1:] = [int(m.group(1)), int(m.group(2))]
-        m = re.search(r"Used (\d+) registers", line)
-        if m and current:
-            usage[current][0] = int(m.group(1))
+    usage = ptxas_usage(done.stderr)
     sections = subprocess.run(["readelf", "-S", "-W", out], check=True, capture_output=True, text=True).stdout
     found = {}
     for m in re.finditer(r"\]\s+\.text\.(\S+)\s+PROGBITS\s+\S+\s+\S+\s+([0-9a-f]+)", sections):

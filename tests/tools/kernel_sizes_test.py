@@ -21,6 +21,26 @@ __global__ void large_kernel(float* p, float a) {
 }
 """
 
+# The report's parse, on a hand-written ptxas report: helper_fn's properties (a non-inlined device function) follow
+# the kernel's and must not replace its spills.
+sys.path.insert(0, os.path.dirname(TOOL))
+import kernel_sizes  # noqa: E402
+
+REPORT = """ptxas info    : Compiling entry function '_Z1kPf' for 'sm_90a'
+ptxas info    : Function properties for _Z1kPf
+    40 bytes stack frame, 68 bytes spill stores, 136 bytes spill loads
+ptxas info    : Used 128 registers, used 3 barriers, 40 bytes cumulative stack size
+ptxas info    : Function properties for _Z9helper_fnPj
+    0 bytes stack frame, 0 bytes spill stores, 8 bytes spill loads
+ptxas info    : Compiling entry function '_Z1jPf' for 'sm_90a'
+ptxas info    : Function properties for _Z1jPf
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 12 registers
+"""
+parsed = kernel_sizes.ptxas_usage(REPORT)
+if parsed != {"_Z1kPf": [128, 68, 136], "_Z1jPf": [12, 0, 0]}:
+    sys.exit(f"ptxas report parsed wrong: {parsed}")
+
 nvcc = os.environ.get("NVCC") or shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
 if not nvcc or not shutil.which("readelf"):
     print("skipped: kernel_sizes needs nvcc and readelf")
