@@ -1,6 +1,8 @@
 // The routed FP4 experts on CUDA, host side: the workspace, the planted controls, and which pass kernel
 // (fp4_experts_pass.cuh) each launch takes, by rows and by the experts' pair counts.
 #include <algorithm>
+#include <mutex>
+#include <unordered_map>
 
 #include "base/env_switch.h"
 #include "kernels/control.h"
@@ -54,6 +56,7 @@ Workspace carve(void* base, const Fp4ExpertsView& w, int64_t rows, int64_t pairs
   };
   Workspace ws{};
   ws.arrivals = reinterpret_cast<unsigned*>(take(arrival_count(w) * 4));
+  ws.fetched = reinterpret_cast<unsigned*>(take(kFetchCounters * 4));
   ws.counts = reinterpret_cast<int32_t*>(take(size_t(w.experts) * 4));
   ws.offsets = reinterpret_cast<int32_t*>(take(size_t(w.experts + 1) * 4));
   ws.active = reinterpret_cast<int32_t*>(take(size_t(w.experts) * 4));
@@ -83,19 +86,19 @@ bool nt2_bound_enabled() {
   return on;
 }
 
-// Which pass kernels are built with the item loop around their warp's one item (experts_pass_kernel's LOOP; same
-// items, same bits): PLUMB_EXPERTS_ITEM_LOOP=0 none, 1 (unset) the adaptive ones, whose spills it cuts, 2 all
-// (ptxas: the plain 8-row gate/up's spills 24/56 -> 48/112 bytes, the 16-row one's 36/100 -> 44/112).
+// Which pass kernels are built with the item loop around their warp's items (experts_pass_kernel's LOOP; same items,
+// same bits): PLUMB_EXPERTS_ITEM_LOOP=0 none, 1 (unset) the adaptive ones, whose spills it cuts, 2 all (ptxas: the
+// plain 8-row gate/up's spills 24/56 -> 48/112 bytes, the 16-row one's 36/100 -> 44/112).
 int item_loop_mode() {
   static const int mode = env_int("PLUMB_EXPERTS_ITEM_LOOP", 1);
   return mode;
 }
+bool looped(bool adapt) { return item_loop_mode() == 2 || (item_loop_mode() == 1 && adapt); }
 
 template <int NT, bool TWO, bool NO_C, bool EVEN, int MIN_BLOCKS, bool ADAPT>
 auto pass_kernel_looped() {
-  const bool loop = item_loop_mode() == 2 || (item_loop_mode() == 1 && ADAPT);
-  return loop ? experts_pass_kernel<NT, TWO, NO_C, EVEN, MIN_BLOCKS, ADAPT, true>
-              : experts_pass_kernel<NT, TWO, NO_C, EVEN, MIN_BLOCKS, ADAPT, false>;
+  return looped(ADAPT) ? experts_pass_kernel<NT, TWO, NO_C, EVEN, MIN_BLOCKS, ADAPT, true>
+                       : experts_pass_kernel<NT, TWO, NO_C, EVEN, MIN_BLOCKS, ADAPT, false>;
 }
 
 // The gate/up pass without the zero C's adds; the down pass keeps the emulation (session 12's experts-f16 wrote
@@ -137,23 +140,55 @@ bool adapt_enabled() {
 // even: 8-row passes of a launch with at most four rows (an expert's pairs are then at most four, but the kernel
 // loops over passes of four either way). adapt: 8-row passes that take the even columns for an expert with at most
 // four pairs (one kernel holding both bodies, no launch a size of expert).
+// PLUMB_EXPERTS_DYNAMIC=0 gives a looped pass kernel a warp for every item, as the others have (an A/B switch; same
+// bits). On, a looped kernel's grid is capped at the blocks the GPU holds at once, and its warps take further items
+// from the launch's counter as they finish: the host sizes a pass for every expert the rows could reach, so with rows
+// on few experts most blocks of a full grid only read the counts and exit (16 rows on the same 6 experts: 6144 blocks
+// for 384, about 13.6 us of 77; session 26 call 3). Items dealt in fixed turns instead lost 8% routed apart.
+bool dynamic_enabled() {
+  static const bool on = env_switch_on("PLUMB_EXPERTS_DYNAMIC");
+  return on;
+}
+
+// The blocks of `kernel` the multiprocessors hold at once (once a kernel).
+unsigned resident_blocks(const void* kernel) {
+  static std::mutex mutex;
+  static std::unordered_map<const void*, unsigned> known;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto it = known.find(kernel);
+  if (it != known.end()) return it->second;
+  int device = 0, sms = 0, per_sm = 0;
+  PLUMB_CUDA_CHECK(cudaGetDevice(&device));
+  PLUMB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  PLUMB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarpsPerBlock * 32, 0));
+  return known[kernel] = unsigned(std::max(1, sms * per_sm));
+}
+
+// A pass launch of `items` warp items; `counter` (ws.fetched + i) serves it if its kernel loops and its grid is capped.
+template <typename Kernel>
+void launch_items(Stream s, Kernel kernel, bool loops, int64_t items, PassArgs a, unsigned* counter) {
+  unsigned blocks = unsigned((items + kWarpsPerBlock - 1) / kWarpsPerBlock);
+  a.fetched = nullptr;
+  if (loops && dynamic_enabled()) {
+    // PLUMB_EXPERTS_GRID_CAP=N caps at N blocks instead, so that small test shapes take the counter too.
+    static const int forced = env_int("PLUMB_EXPERTS_GRID_CAP", 0);
+    const unsigned cap = forced > 0 ? unsigned(forced) : resident_blocks(reinterpret_cast<const void*>(kernel));
+    if (blocks > cap) blocks = cap, a.fetched = counter;
+  }
+  launch(s, "experts_pass", kernel, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a);
+}
+
 template <bool TWO>
-void launch_pass(const PassArgs& a, int64_t max_active, int rows_per_pass, Stream s, bool even = false,
-                 bool adapt = false) {
-  const int64_t warps = max_active * a.tiles * a.splits;
-  const unsigned blocks = unsigned((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
-  if (even && rows_per_pass == 8) {
-    launch(s, "experts_pass", pass_kernel<1, TWO, true>(), dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a);
-    return;
-  }
-  if (adapt && rows_per_pass == 8) {
-    launch(s, "experts_pass", pass_kernel<1, TWO, false, true>(), dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a);
-    return;
-  }
+void launch_pass(const PassArgs& a, int64_t max_active, int rows_per_pass, Stream s, unsigned* counter,
+                 bool even = false, bool adapt = false) {
+  const int64_t items = max_active * a.tiles * a.splits;
+  if (even && rows_per_pass == 8) return launch_items(s, pass_kernel<1, TWO, true>(), looped(false), items, a, counter);
+  if (adapt && rows_per_pass == 8)
+    return launch_items(s, pass_kernel<1, TWO, false, true>(), looped(true), items, a, counter);
   switch (rows_per_pass) {
-    case 8: launch(s, "experts_pass", pass_kernel<1, TWO>(), dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
-    case 16: launch(s, "experts_pass", pass_kernel<2, TWO>(), dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
-    case 32: launch(s, "experts_pass", pass_kernel<4, TWO>(), dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a); break;
+    case 8: launch_items(s, pass_kernel<1, TWO>(), looped(false), items, a, counter); break;
+    case 16: launch_items(s, pass_kernel<2, TWO>(), looped(false), items, a, counter); break;
+    case 32: launch_items(s, pass_kernel<4, TWO>(), looped(false), items, a, counter); break;
     default: fail("fp4_experts: rows_per_pass must be 8, 16 or 32, got {}", rows_per_pass);
   }
 }
@@ -162,10 +197,11 @@ void launch_pass(const PassArgs& a, int64_t max_active, int rows_per_pass, Strea
 // most pairs / 9 of them, so the second grid is small).
 template <bool TWO>
 void launch_pass_by_size(PassArgs a, int64_t max_active, int64_t pairs, Stream s, bool adapt) {
+  unsigned* counters = a.ws.fetched + (TWO ? 0 : 2);
   a.experts_taken = take_small;
-  launch_pass<TWO>(a, max_active, 8, s, false, adapt);
+  launch_pass<TWO>(a, max_active, 8, s, counters, false, adapt);
   a.experts_taken = take_large;
-  launch_pass<TWO>(a, std::min(max_active, pairs / (kSmallExpertPairs + 1)), 16, s);
+  launch_pass<TWO>(a, std::min(max_active, pairs / (kSmallExpertPairs + 1)), 16, s, counters + 1);
 }
 
 // PLUMB_EXPERTS_BY_SIZE=0 keeps one launch of a pass size for every expert (an A/B switch; same bits).
@@ -178,7 +214,7 @@ bool by_size_enabled() {
 
 size_t fp4_experts_workspace_bytes(const Fp4ExpertsView& w, int64_t rows, int32_t top_k) {
   const int64_t pairs = rows * top_k;
-  return align256(arrival_count(w) * 4) + 3 * align256(size_t(w.experts + 1) * 4) + align256(4) +
+  return align256(arrival_count(w) * 4) + align256(kFetchCounters * 4) + 3 * align256(size_t(w.experts + 1) * 4) + align256(4) +
          align256(size_t(pairs) * 4) + align256(partial_floats(w, pairs) * 4) + align256(size_t(rows * w.hidden)) +
          align256(size_t(rows * (w.hidden / 128)) * 4) + align256(size_t(pairs * w.inter) * 2) +
          align256(size_t(pairs * w.inter)) + align256(size_t(pairs * (w.inter / 128)) * 4) +
@@ -240,7 +276,7 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   if (by_size) {
     launch_pass_by_size<true>(up, max_active, pairs, stream, adapt);
   } else {
-    launch_pass<true>(up, max_active, rows_per_pass, stream, even, adapt);
+    launch_pass<true>(up, max_active, rows_per_pass, stream, ws.fetched, even, adapt);
   }
   act_quant_e4m3(ws.h, pairs, w.inter, ws.hq, ws.hs, stream);
 
@@ -260,7 +296,7 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   if (by_size) {
     launch_pass_by_size<false>(down, max_active, pairs, stream, adapt);
   } else {
-    launch_pass<false>(down, max_active, rows_per_pass, stream, even, adapt);
+    launch_pass<false>(down, max_active, rows_per_pass, stream, ws.fetched + 2, even, adapt);
   }
 
   if (io.before_combine) io.before_combine();

@@ -62,6 +62,7 @@ __global__ void __launch_bounds__(kListThreads) prepare_experts(const int32_t* _
                                                                 int experts, Workspace ws, ExpertsInput in) {
   kernel_prologue();
   if (blockIdx.x == 0) {
+    if (threadIdx.x < kFetchCounters) ws.fetched[threadIdx.x] = 0u;
     build_expert_lists(ids, pairs, experts, ws);
     return;
   }

@@ -11,6 +11,7 @@ namespace plumb::cuda::experts_detail {
 
 constexpr int kMaxTopK = 16;
 constexpr int kListThreads = 1024;  // one thread per expert in the grouping block
+constexpr int kFetchCounters = 4;   // gate/up and down, each an 8-row and a 16-row launch
 
 struct Workspace {
   int32_t* counts;
@@ -19,6 +20,7 @@ struct Workspace {
   int32_t* n_active;
   int32_t* list;      // pair ids grouped by active slot, ascending
   unsigned* arrivals; // [experts * max(tiles)] split arrival counters, zero between calls
+  unsigned* fetched;  // [4] the capped pass launches' item counters, zeroed by prepare_experts
   float* partial;     // split partials, reused by both passes
   uint8_t* xq;        // [rows, hidden] e4m3 and
   float* xs;          // [rows, hidden / 128] scales of the input

@@ -70,6 +70,7 @@ struct PassArgs {
   int control;
   int experts_taken;       // which active experts the launch serves (ExpertsTaken)
   bool coalesced;          // the codes' layout (fp4_lane_byte)
+  unsigned* fetched;       // a capped grid's item counter (zero at launch), or null: a warp for every item
 };
 
 // The four e8m0 scales of a word as floats, byte j to v[j]: the values e8m0_value gives. Shifting the byte into
@@ -364,13 +365,30 @@ __device__ __forceinline__ bool serve_item(const PassArgs& a, int item, int n_ac
   return true;
 }
 
-// LOOP (PLUMB_EXPERTS_ITEM_LOOP): the warp serves items w, w + W, ... (W the grid's warps) until the slots run out.
-// The grid still has a warp an item, so each warp serves one; what changes is the code ptxas sees (the adaptive
+// LOOP (PLUMB_EXPERTS_ITEM_LOOP): the warp serves items until the slots run out: w, w + W, ... (W the grid's warps)
+// or, in a capped grid (PLUMB_EXPERTS_DYNAMIC), its own then those the launch's counter hands out. With a warp for
+// every item each warp serves one, and what the loop changes is the code ptxas sees (the adaptive
 // gate/up kernel's spills 128/324 -> 44/120 bytes; session 26 call 3, with the loop in every pass kernel: the classes
 // that run the adaptive kernel 5% faster: 16 rows routed apart 458.9 -> 434.1 us, 8 rows on the same 6 57.6 -> 54.7).
 // A grid capped at the blocks the GPU holds, its warps looping over many items, lost there: 16 rows on the same 6
 // 77.9 -> 64.3 us (no blocks that only read the counts), but routed apart 434.1 -> 470.6 and the round +3.2% at 16
 // rows (data/2026-12-02-session26/lost/experts-persistent.patch).
+// A capped grid's next unit after its first turn (units 0 .. grid_units - 1): the launch counter's next value past
+// them. A unit of two items (a K-split pair) is fetched by the pair's split-0 warp and handed to its neighbour through
+// shared memory, a slot for each turn's parity (the neighbour reads turn t's before the fetcher can reach turn t + 2's
+// barrier).
+__device__ __forceinline__ int fetch_unit(unsigned* counter, int grid_units, int per_unit, int sub, int turn) {
+  __shared__ int handed_unit[kWarpsPerBlock / 2][2];
+  const int lane = int(threadIdx.x % 32), pair = int(threadIdx.x / 64);
+  int unit = 0;
+  if (sub == 0 && lane == 0) unit = grid_units + int(atomicAdd(counter, 1u));
+  unit = __shfl_sync(0xffffffffu, unit, 0);
+  if (per_unit == 1) return unit;
+  if (sub == 0 && lane == 0) handed_unit[pair][turn & 1] = unit;
+  split_pair_barrier(pair);
+  return handed_unit[pair][turn & 1];
+}
+
 template <int NT, bool TWO, bool NO_C, bool EVEN, int MIN_BLOCKS, bool ADAPT = false, bool LOOP = false>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, MIN_BLOCKS) experts_pass_kernel(PassArgs a) {
   static_assert(!EVEN || NT == 1, "even columns are an 8-row pass's");
@@ -378,9 +396,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, MIN_BLOCKS) experts_pass_
   kernel_prologue();
   const int n_active = *a.ws.n_active, first = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x) / 32;
   if constexpr (LOOP) {
-    const int grid_warps = int(gridDim.x) * kWarpsPerBlock;
-    for (int item = first; serve_item<NT, TWO, NO_C, EVEN, ADAPT>(a, item, n_active); item += grid_warps) {
-    }
+    // Items go in units: a K-split pair's two (splits == 2; its warps are neighbours in a block and meet at barriers)
+    // or one. The first turn takes the warp's own unit; then a unit the grid's width on, or the counter's next.
+    const int per_unit = a.splits == 2 ? 2 : 1, sub = first % per_unit;
+    const int grid_units = int(gridDim.x) * kWarpsPerBlock / per_unit;
+    int unit = first / per_unit;
+    for (int turn = 0; serve_item<NT, TWO, NO_C, EVEN, ADAPT>(a, unit * per_unit + sub, n_active); ++turn)
+      unit = a.fetched ? fetch_unit(a.fetched, grid_units, per_unit, sub, turn) : unit + grid_units;
   } else {
     serve_item<NT, TWO, NO_C, EVEN, ADAPT>(a, first, n_active);
   }
