@@ -214,11 +214,11 @@ bool by_size_enabled() {
 
 size_t fp4_experts_workspace_bytes(const Fp4ExpertsView& w, int64_t rows, int32_t top_k) {
   const int64_t pairs = rows * top_k;
-  return align256(arrival_count(w) * 4) + align256(kFetchCounters * 4) + 3 * align256(size_t(w.experts + 1) * 4) + align256(4) +
-         align256(size_t(pairs) * 4) + align256(partial_floats(w, pairs) * 4) + align256(size_t(rows * w.hidden)) +
-         align256(size_t(rows * (w.hidden / 128)) * 4) + align256(size_t(pairs * w.inter) * 2) +
-         align256(size_t(pairs * w.inter)) + align256(size_t(pairs * (w.inter / 128)) * 4) +
-         align256(size_t(pairs * w.hidden) * 2);
+  return align256(arrival_count(w) * 4) + align256(kFetchCounters * 4) + 3 * align256(size_t(w.experts + 1) * 4) +
+         align256(4) + align256(size_t(pairs) * 4) + align256(partial_floats(w, pairs) * 4) +
+         align256(size_t(rows * w.hidden)) + align256(size_t(rows * (w.hidden / 128)) * 4) +
+         align256(size_t(pairs * w.inter) * 2) + align256(size_t(pairs * w.inter)) +
+         align256(size_t(pairs * (w.inter / 128)) * 4) + align256(size_t(pairs * w.hidden) * 2);
 }
 
 void fp4_experts_workspace_init(void* workspace, const Fp4ExpertsView& w, Stream stream) {

@@ -365,14 +365,6 @@ __device__ __forceinline__ bool serve_item(const PassArgs& a, int item, int n_ac
   return true;
 }
 
-// LOOP (PLUMB_EXPERTS_ITEM_LOOP): the warp serves items until the slots run out: w, w + W, ... (W the grid's warps)
-// or, in a capped grid (PLUMB_EXPERTS_DYNAMIC), its own then those the launch's counter hands out. With a warp for
-// every item each warp serves one, and what the loop changes is the code ptxas sees (the adaptive
-// gate/up kernel's spills 128/324 -> 44/120 bytes; session 26 call 3, with the loop in every pass kernel: the classes
-// that run the adaptive kernel 5% faster: 16 rows routed apart 458.9 -> 434.1 us, 8 rows on the same 6 57.6 -> 54.7).
-// A grid capped at the blocks the GPU holds, its warps looping over many items, lost there: 16 rows on the same 6
-// 77.9 -> 64.3 us (no blocks that only read the counts), but routed apart 434.1 -> 470.6 and the round +3.2% at 16
-// rows (data/2026-12-02-session26/lost/experts-persistent.patch).
 // A capped grid's next unit after its first turn (units 0 .. grid_units - 1): the launch counter's next value past
 // them. A unit of two items (a K-split pair) is fetched by the pair's split-0 warp and handed to its neighbour through
 // shared memory, a slot for each turn's parity (the neighbour reads turn t's before the fetcher can reach turn t + 2's
@@ -389,6 +381,14 @@ __device__ __forceinline__ int fetch_unit(unsigned* counter, int grid_units, int
   return handed_unit[pair][turn & 1];
 }
 
+// LOOP (PLUMB_EXPERTS_ITEM_LOOP): the warp serves items until the slots run out: w, w + W, ... (W the grid's warps)
+// or, in a capped grid (PLUMB_EXPERTS_DYNAMIC), its own then those the launch's counter hands out. With a warp for
+// every item each warp serves one, and what the loop changes is the code ptxas sees (the adaptive
+// gate/up kernel's spills 128/324 -> 44/120 bytes; session 26 call 3, with the loop in every pass kernel: the classes
+// that run the adaptive kernel 5% faster: 16 rows routed apart 458.9 -> 434.1 us, 8 rows on the same 6 57.6 -> 54.7).
+// A grid capped at the blocks the GPU holds, its warps looping over many items, lost there: 16 rows on the same 6
+// 77.9 -> 64.3 us (no blocks that only read the counts), but routed apart 434.1 -> 470.6 and the round +3.2% at 16
+// rows (data/2026-12-02-session26/lost/experts-persistent.patch).
 template <int NT, bool TWO, bool NO_C, bool EVEN, int MIN_BLOCKS, bool ADAPT = false, bool LOOP = false>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, MIN_BLOCKS) experts_pass_kernel(PassArgs a) {
   static_assert(!EVEN || NT == 1, "even columns are an 8-row pass's");
