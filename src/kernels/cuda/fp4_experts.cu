@@ -144,7 +144,9 @@ bool adapt_enabled() {
 // bits). On, a looped kernel's grid is capped at the blocks the GPU holds at once, and its warps take further items
 // from the launch's counter as they finish: the host sizes a pass for every expert the rows could reach, so with rows
 // on few experts most blocks of a full grid only read the counts and exit (16 rows on the same 6 experts: 6144 blocks
-// for 384, about 13.6 us of 77; session 26 call 3). Items dealt in fixed turns instead lost 8% routed apart.
+// for 384, about 13.6 us of 77; session 26 call 3). Items dealt in fixed turns instead lost 8% routed apart. The
+// counter (H200, session 27 call 1, against its switch): 16 rows on the same 6 77.5 -> 65.8 us, routed apart 442.4 ->
+// 437.8; the round even (11 alternations: one row +0.43%, p 0.55; 16 rows -0.96%, p 0.23).
 bool dynamic_enabled() {
   static const bool on = env_switch_on("PLUMB_EXPERTS_DYNAMIC");
   return on;
