@@ -71,6 +71,7 @@ struct PassArgs {
   int experts_taken;       // which active experts the launch serves (ExpertsTaken)
   bool coalesced;          // the codes' layout (fp4_lane_byte)
   unsigned* fetched;       // a capped grid's item counter (zero at launch), or null: a warp for every item
+  bool spread;             // a capped grid's first turn deals units across its blocks (PLUMB_EXPERTS_SPREAD)
 };
 
 // The four e8m0 scales of a word as floats, byte j to v[j]: the values e8m0_value gives. Shifting the byte into
@@ -398,9 +399,12 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, MIN_BLOCKS) experts_pass_
   if constexpr (LOOP) {
     // Items go in units: a K-split pair's two (splits == 2; its warps are neighbours in a block and meet at barriers)
     // or one. The first turn takes the warp's own unit; then a unit the grid's width on, or the counter's next.
+    // Spread, a capped grid's first turn numbers its units across the blocks (unit u in block u % blocks), so the
+    // active ones, the lowest, reach every block and multiprocessor whatever the rows' experts.
     const int per_unit = a.splits == 2 ? 2 : 1, sub = first % per_unit;
     const int grid_units = int(gridDim.x) * kWarpsPerBlock / per_unit;
     int unit = first / per_unit;
+    if (a.fetched && a.spread) unit = (int(threadIdx.x) / 32 / per_unit) * int(gridDim.x) + int(blockIdx.x);
     for (int turn = 0; serve_item<NT, TWO, NO_C, EVEN, ADAPT>(a, unit * per_unit + sub, n_active); ++turn)
       unit = a.fetched ? fetch_unit(a.fetched, grid_units, per_unit, sub, turn) : unit + grid_units;
   } else {
