@@ -168,9 +168,13 @@ unsigned resident_blocks(const void* kernel) {
 }
 
 // PLUMB_EXPERTS_SPREAD=0 numbers a capped grid's first-turn units block by block (an A/B switch; same bits). On, unit
-// u goes to block u % blocks: the active units, the lowest, then reach every multiprocessor. (Experiment: 2 rows on
-// the same 6 experts took 49 us against 41 at one, their grid twice one row's with the second half's blocks empty;
-// ncu: the same instructions and DRAM sectors, each pass 20% longer.)
+// u goes to block u % blocks: the active units, the lowest, then reach every multiprocessor. Block by block, a grid
+// wider than a wave whose later blocks find no expert leaves some multiprocessors twice the work of others (H200,
+// session 27, ncu of 2 rows on the same 6 experts: 768 blocks, each pass 20% longer than one row's 384 with the same
+// instructions and DRAM sectors; per multiprocessor 52-101 K instructions in gate/up, 31-59 K in down). Spread, in a
+// capped grid: 8 rows on the same 6 56.4 -> 52.7 us (the adaptive kernel), the other classes even, the round even
+// (11 alternations, every cell p 1.0). With every kernel looped (PLUMB_EXPERTS_ITEM_LOOP=2) the 2-row down pass
+// evened out (43-47 K, 17.5 -> 15.8 us), but gate/up, whose K-split pairs leave a block one unit or two, did not.
 bool spread_enabled() {
   static const bool on = env_switch_on("PLUMB_EXPERTS_SPREAD");
   return on;
