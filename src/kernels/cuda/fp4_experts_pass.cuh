@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "kernels/cuda/dependent_launch.cuh"
+#include "kernels/cuda/experts_units.h"
 #include "kernels/cuda/fp4_experts_glue.h"
 #include "kernels/cuda/fp4_widen.h"
 #include "kernels/cuda/launch.cuh"
@@ -397,14 +398,12 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, MIN_BLOCKS) experts_pass_
   kernel_prologue();
   const int n_active = *a.ws.n_active, first = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x) / 32;
   if constexpr (LOOP) {
-    // Items go in units: a K-split pair's two (splits == 2; its warps are neighbours in a block and meet at barriers)
-    // or one. The first turn takes the warp's own unit; then a unit the grid's width on, or the counter's next.
-    // Spread, a capped grid's first turn numbers its units across the blocks (unit u in block u % blocks), so the
-    // active ones, the lowest, reach every block and multiprocessor whatever the rows' experts.
-    const int per_unit = a.splits == 2 ? 2 : 1, sub = first % per_unit;
+    // Items go in units (experts_units.h). The first turn takes the warp's own unit, numbered across the blocks in a
+    // capped grid with the spread on; then a unit the grid's width on, or the counter's next.
+    const int per_unit = items_per_unit(a.splits), sub = first % per_unit;
     const int grid_units = int(gridDim.x) * kWarpsPerBlock / per_unit;
-    int unit = first / per_unit;
-    if (a.fetched && a.spread) unit = (int(threadIdx.x) / 32 / per_unit) * int(gridDim.x) + int(blockIdx.x);
+    int unit = first_turn_unit(int(blockIdx.x), int(threadIdx.x) / 32, int(gridDim.x), kWarpsPerBlock, per_unit,
+                               a.fetched && a.spread);
     for (int turn = 0; serve_item<NT, TWO, NO_C, EVEN, ADAPT>(a, unit * per_unit + sub, n_active); ++turn)
       unit = a.fetched ? fetch_unit(a.fetched, grid_units, per_unit, sub, turn) : unit + grid_units;
   } else {
