@@ -37,7 +37,8 @@ for v in "$T=1 $V=1" "$T=0 $V=0"; do  # the per-multiprocessor spread of the 2-r
   grep -E "^  [^ ]|sm__|gpu__" "$R/ncu-rows2-$t.txt" | sed -E 's/\(anonymous namespace\):://g; s/plumb::cuda::(ops::)?//g; s/, Context.*//; s/ +/ /g'
 done | tee $R/ncu-summary.txt $OUT/ncu-summary.txt
 # 16 rows on the same 6: the large (16-row) launches' grid is 640 blocks in 1.62 waves for 384 blocks' work, as the
-# 2-row grids were: is their work uneven over the multiprocessors too? (4 launches: gate/up's small and large, then down's.)
+# 2-row grids were: is their work uneven over the multiprocessors too? (4 launches: gate/up's small and large, then
+# down's.)
 timeout -k 5 60 $NCU --clock-control none --cache-control none --kernel-name regex:experts_pass --launch-count 4 \
   --metrics sm__inst_executed.min,sm__inst_executed.max,sm__inst_executed.avg,gpu__time_duration.sum \
   $B/$E synth --only kernels --rows 16 --repeats 1 > "$R/ncu-rows16.txt" 2>&1
