@@ -2,13 +2,12 @@
 # Prepared in session 27 for the next one (carry [".device"], timeout_s 600). Branch next-experts-cap-topk
 # (experts-cap-topk.patch here; it applies to main from 4ebb0ff on): the even-columns kernels of 2-4 rows loop
 # (PLUMB_EXPERTS_EVEN_LOOP), so their grid is capped and dealt across the blocks, and a capped grid holds at most top_k
-# experts' items
-# (PLUMB_EXPERTS_CAP_TOPK), so rows on few experts run one full turn laid out as one row's. Same items, same
-# arithmetic: the bits must stay cf824e82009a0f99. Session 27's ncu (call 2, call 3): 2 rows on the same 6 experts
+# experts' items (PLUMB_EXPERTS_CAP_TOPK), so rows on few experts run one full turn laid out as one row's. Same items,
+# same arithmetic: the bits must stay cf824e82009a0f99. Session 27's ncu (call 2, call 3): 2 rows on the same 6 experts
 # launch 768 blocks for 384 blocks' work and some multiprocessors get twice the others' instructions (52-101 K in
-# gate/up; one row's 384 blocks: 74-76 K on most). Expected if that is the whole story: 2-4 rows on the same 6 near
-# one row's 41 us (48.6-48.9 now); the risk: routed apart, fewer warps a multiprocessor (a top_k cap of 384 blocks
-# against 528 resident) over more turns.
+# gate/up; one row's 384 blocks: 74-76 K on most). Expected if that is the whole story: 2-4 rows on the same 6 near one
+# row's 41 us (48.6-48.9 now); the risk: routed apart, fewer warps a multiprocessor (a top_k cap of 384 blocks against
+# 528 resident) over more turns.
 # Build here, from main: scripts/device-bundle-ab next-experts-cap-topk -- test_dsv4_forward, then remove
 # .device/bin/test_dsv4_forward.gz (main's).
 set -uo pipefail
