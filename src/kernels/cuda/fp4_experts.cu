@@ -7,6 +7,7 @@
 #include "base/env_switch.h"
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
+#include "kernels/cuda/device.h"
 #include "kernels/cuda/fp4_experts.h"
 #include "kernels/cuda/fp4_experts_glue.h"
 #include "kernels/cuda/fp4_experts_pass.cuh"
@@ -160,11 +161,9 @@ unsigned resident_blocks(const void* kernel) {
   const std::lock_guard<std::mutex> lock(mutex);
   auto it = known.find(kernel);
   if (it != known.end()) return it->second;
-  int device = 0, sms = 0, per_sm = 0;
-  PLUMB_CUDA_CHECK(cudaGetDevice(&device));
-  PLUMB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  int per_sm = 0;
   PLUMB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarpsPerBlock * 32, 0));
-  return known[kernel] = unsigned(std::max(1, sms * per_sm));
+  return known[kernel] = unsigned(std::max(1, multiprocessor_count() * per_sm));
 }
 
 // PLUMB_EXPERTS_SPREAD=0 numbers a capped grid's first-turn units block by block (an A/B switch; same bits). On, unit

@@ -388,9 +388,9 @@ __device__ __forceinline__ int fetch_unit(unsigned* counter, int grid_units, int
 // every item each warp serves one, and what the loop changes is the code ptxas sees (the adaptive
 // gate/up kernel's spills 128/324 -> 44/120 bytes; session 26 call 3, with the loop in every pass kernel: the classes
 // that run the adaptive kernel 5% faster: 16 rows routed apart 458.9 -> 434.1 us, 8 rows on the same 6 57.6 -> 54.7).
-// A grid capped at the blocks the GPU holds, its warps looping over many items, lost there: 16 rows on the same 6
-// 77.9 -> 64.3 us (no blocks that only read the counts), but routed apart 434.1 -> 470.6 and the round +3.2% at 16
-// rows (data/2026-12-02-session26/lost/experts-persistent.patch).
+// A capped grid whose warps took items in fixed turns (w, w + W, ...) lost there: 16 rows on the same 6 77.9 -> 64.3
+// us, but routed apart 434.1 -> 470.6 and the round +3.2% at 16 rows (data/2026-12-02-session26/lost/
+// experts-persistent.patch); with the counter instead (session 27) routed apart stayed even.
 template <int NT, bool TWO, bool NO_C, bool EVEN, int MIN_BLOCKS, bool ADAPT = false, bool LOOP = false>
 __global__ void __launch_bounds__(kWarpsPerBlock * 32, MIN_BLOCKS) experts_pass_kernel(PassArgs a) {
   static_assert(!EVEN || NT == 1, "even columns are an 8-row pass's");
