@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Prepared in session 28 for the next one (carry [".device"], timeout_s 600). Branch next-experts-sm-queues
+# (experts-sm-queues.patch here; it applies to main from 7b6f525 on): a capped experts grid takes every unit from
+# queues, one a multiprocessor, its warps taking their own multiprocessor's (%smid) first and the others' when it is
+# dry (PLUMB_EXPERTS_SM_QUEUES), and the even kernels of 2-4 rows loop so their grid is capped
+# (PLUMB_EXPERTS_EVEN_LOOP). Same items, same arithmetic: the bits must stay cf824e82009a0f99.
+# Why (session 28): the block scheduler deals blocks over pairs of multiprocessors across the GPCs, so the busy first
+# 384 blocks of a 528- or 768-block grid fall 2-4 to a multiprocessor (call 3), and 2 rows on the same 6 experts take
+# 48.5 us where a grid exactly as wide as the work takes 43.1 (call 1); a cap set on the host lost routed apart and a
+# grid fitted on the device kept the scheduler's placement (51.5 us, call 2). Queued, each multiprocessor's warps
+# drain their own share first whatever the placement. Expected if that is the story: 2-4 rows on the same 6 near
+# 43-45 us, routed apart and the round even. Risks: an atomic before each warp's first unit, and ptxas' spills in the
+# looped 8-row gate/up kernels (the even one 20/32 -> 44/84 bytes, the adaptive 68/136 -> 60/244).
+# Build here, from main: scripts/device-bundle-ab next-experts-sm-queues -- test_dsv4_forward, then remove
+# .device/bin/test_dsv4_forward.gz (main's).
+set -uo pipefail
+source tools/device/call_start.sh
+E=plumb-next-experts-sm-queues Q=PLUMB_EXPERTS_SM_QUEUES V=PLUMB_EXPERTS_EVEN_LOOP C=PLUMB_EXPERTS_GRID_CAP
+bits_against_main $E $E@$Q=0 $E@$V=0 $E@$C=8 $E@$C=8,$Q=0
+{
+  for v in "$C=0" "$C=8"; do  # capped at 8 blocks every test launch takes the queues (132 of them, most empty)
+    echo "$v CUDA tests: $(env $v timeout -k 5 100 $B/test_dsv4_forward-next-experts-sm-queues --gtest_filter='*cuda*:Cuda*' 2>&1 | tee "$R/cuda-tests-${v//=/-}.log" | grep -E '^\[  (PASSED|FAILED)' | tr '\n' ' ')"
+    echo "$v $(env $v timeout -k 5 60 $B/$E contract --backend cuda --only fp4_experts_cuda 2>&1 | tee "$R/contract-experts-${v//=/-}.txt" | grep -E '^fp4_experts')"
+  done
+} | tee $R/tests.txt $OUT/tests.txt
+echo "t=$SECONDS"
+for v in "$Q=1 $V=1" "$Q=0 $V=1" "$Q=0 $V=0"; do  # the last: main's code paths
+  t="${v//[ =]/-}"
+  env $v timeout -k 5 80 $B/$E synth --only kernels > "$R/kernels-$t.txt" 2>&1
+  echo "$v"; grep -E "^experts" "$R/kernels-$t.txt"
+done | tee $R/classes.txt $OUT/classes.txt
+echo "t=$SECONDS"
+NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+for v in "$Q=1 $V=1" "$Q=0 $V=1"; do  # the per-multiprocessor spread of the 2-row passes, queued and dealt
+  t="${v//[ =]/-}"
+  env $v timeout -k 5 60 $NCU --clock-control none --cache-control none --kernel-name regex:experts_pass --launch-count 2 \
+    --metrics sm__inst_executed.min,sm__inst_executed.max,sm__inst_executed.avg,sm__cycles_active.min,sm__cycles_active.max,gpu__time_duration.sum \
+    $B/$E synth --only kernels --rows 2 --repeats 1 > "$R/ncu-rows2-$t.txt" 2>&1
+  echo "== $v"
+  grep -E "^  [^ ]|sm__|gpu__" "$R/ncu-rows2-$t.txt" | sed -E 's/\(anonymous namespace\):://g; s/plumb::cuda::(ops::)?//g; s/, Context.*//; s/ +/ /g'
+done | tee $R/ncu-summary.txt $OUT/ncu-summary.txt
+echo "t=$SECONDS"
+STOP_AFTER=$((515 - SECONDS)) OUT=$R bash tools/device/alternate.sh $E $E@$Q=0,$V=0 > /dev/null
+cp $R/medians.txt $OUT/; cat $R/medians.txt
+tar -czf $OUT/call.tgz -C $R .
+echo "t=$SECONDS"
