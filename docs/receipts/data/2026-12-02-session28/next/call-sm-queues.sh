@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepared in session 28 for the next one (carry [".device"], timeout_s 600). Branch next-experts-sm-queues
-# (experts-sm-queues.patch here; it applies to main from 7b6f525 on): a capped experts grid takes every unit from
+# (experts-sm-queues.patch here; it applies to main from 3eeb264 on): a capped experts grid takes every unit from
 # queues, one a multiprocessor, its warps taking their own multiprocessor's (%smid) first and the others' when it is
 # dry (PLUMB_EXPERTS_SM_QUEUES), and the even kernels of 2-4 rows loop so their grid is capped
 # (PLUMB_EXPERTS_EVEN_LOOP). Same items, same arithmetic: the bits must stay cf824e82009a0f99.
@@ -11,12 +11,17 @@
 # drain their own share first whatever the placement. Expected if that is the story: 2-4 rows on the same 6 near
 # 43-45 us, routed apart and the round even. Risks: an atomic before each warp's first unit, and ptxas' spills in the
 # looped 8-row gate/up kernels (the even one 20/32 -> 44/84 bytes, the adaptive 68/136 -> 60/244).
-# Build here, from main: scripts/device-bundle-ab next-experts-sm-queues -- test_dsv4_forward, then remove
+# PLUMB_EXPERTS_LOOP16=1 (off unless set) also loops the 16-row launch of a pass split by size, so 16 rows on the
+# same 6 run their 384 blocks' work queued in a grid capped at 396 blocks instead of 640 unlooped (1.62 waves).
+# Build here, from main: git checkout -b next-experts-sm-queues && git apply --index
+# docs/receipts/data/2026-12-02-session28/next/experts-sm-queues.patch && git commit -m "..." && git checkout main,
+# then scripts/device-bundle-ab next-experts-sm-queues -- test_dsv4_forward, and remove
 # .device/bin/test_dsv4_forward.gz (main's).
 set -uo pipefail
 source tools/device/call_start.sh
 E=plumb-next-experts-sm-queues Q=PLUMB_EXPERTS_SM_QUEUES V=PLUMB_EXPERTS_EVEN_LOOP C=PLUMB_EXPERTS_GRID_CAP
-bits_against_main $E $E@$Q=0 $E@$V=0 $E@$C=8 $E@$C=8,$Q=0
+L=PLUMB_EXPERTS_LOOP16
+bits_against_main $E $E@$Q=0 $E@$V=0 $E@$L=1 $E@$C=8 $E@$C=8,$Q=0
 {
   for v in "$C=0" "$C=8"; do  # capped at 8 blocks every test launch takes the queues (132 of them, most empty)
     echo "$v CUDA tests: $(env $v timeout -k 5 100 $B/test_dsv4_forward-next-experts-sm-queues --gtest_filter='*cuda*:Cuda*' 2>&1 | tee "$R/cuda-tests-${v//=/-}.log" | grep -E '^\[  (PASSED|FAILED)' | tr '\n' ' ')"
@@ -24,7 +29,7 @@ bits_against_main $E $E@$Q=0 $E@$V=0 $E@$C=8 $E@$C=8,$Q=0
   done
 } | tee $R/tests.txt $OUT/tests.txt
 echo "t=$SECONDS"
-for v in "$Q=1 $V=1" "$Q=0 $V=1" "$Q=0 $V=0"; do  # the last: main's code paths
+for v in "$Q=1 $V=1" "$Q=1 $V=1 $L=1" "$Q=0 $V=1" "$Q=0 $V=0"; do  # the last: main's code paths
   t="${v//[ =]/-}"
   env $v timeout -k 5 80 $B/$E synth --only kernels > "$R/kernels-$t.txt" 2>&1
   echo "$v"; grep -E "^experts" "$R/kernels-$t.txt"
