@@ -22,29 +22,9 @@ source tools/device/call_start.sh
 E=plumb-next-experts-sm-queues Q=PLUMB_EXPERTS_SM_QUEUES V=PLUMB_EXPERTS_EVEN_LOOP C=PLUMB_EXPERTS_GRID_CAP
 L=PLUMB_EXPERTS_LOOP16
 bits_against_main $E $E@$Q=0 $E@$V=0 $E@$L=1 $E@$C=8 $E@$C=8,$Q=0
-{
-  for v in "$C=0" "$C=8"; do  # capped at 8 blocks every test launch takes the queues (132 of them, most empty)
-    echo "$v CUDA tests: $(env $v timeout -k 5 100 $B/test_dsv4_forward-next-experts-sm-queues --gtest_filter='*cuda*:Cuda*' 2>&1 | tee "$R/cuda-tests-${v//=/-}.log" | grep -E '^\[  (PASSED|FAILED)' | tr '\n' ' ')"
-    echo "$v $(env $v timeout -k 5 60 $B/$E contract --backend cuda --only fp4_experts_cuda 2>&1 | tee "$R/contract-experts-${v//=/-}.txt" | grep -E '^fp4_experts')"
-  done
-} | tee $R/tests.txt $OUT/tests.txt
-echo "t=$SECONDS"
-for v in "$Q=1 $V=1" "$Q=1 $V=1 $L=1" "$Q=0 $V=1" "$Q=0 $V=0"; do  # the last: main's code paths
-  t="${v//[ =]/-}"
-  env $v timeout -k 5 80 $B/$E synth --only kernels > "$R/kernels-$t.txt" 2>&1
-  echo "$v"; grep -E "^experts" "$R/kernels-$t.txt"
-done | tee $R/classes.txt $OUT/classes.txt
-echo "t=$SECONDS"
-NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-for v in "$Q=1 $V=1" "$Q=0 $V=1"; do  # the per-multiprocessor spread of the 2-row passes, queued and dealt
-  t="${v//[ =]/-}"
-  env $v timeout -k 5 60 $NCU --clock-control none --cache-control none --kernel-name regex:experts_pass --launch-count 2 \
-    --metrics sm__inst_executed.min,sm__inst_executed.max,sm__inst_executed.avg,sm__cycles_active.min,sm__cycles_active.max,gpu__time_duration.sum \
-    $B/$E synth --only kernels --rows 2 --repeats 1 > "$R/ncu-rows2-$t.txt" 2>&1
-  echo "== $v"
-  grep -E "^  [^ ]|sm__|gpu__" "$R/ncu-rows2-$t.txt" | sed -E 's/\(anonymous namespace\):://g; s/plumb::cuda::(ops::)?//g; s/, Context.*//; s/ +/ /g'
-done | tee $R/ncu-summary.txt $OUT/ncu-summary.txt
-echo "t=$SECONDS"
+cuda_checks test_dsv4_forward-next-experts-sm-queues $E fp4_experts_cuda "$C=0" "$C=8"  # at 8 every launch queues
+classes "$Q=1 $V=1" "$Q=1 $V=1 $L=1" "$Q=0 $V=1" "$Q=0 $V=0"  # the last: main's code paths
+ncu_spread 2 2 "$Q=1 $V=1" "$Q=0 $V=1"  # the per-multiprocessor spread of the 2-row passes, queued and dealt
 STOP_AFTER=$((515 - SECONDS)) OUT=$R bash tools/device/alternate.sh $E $E@$Q=0,$V=0 > /dev/null
 cp $R/medians.txt $OUT/; cat $R/medians.txt
 tar -czf $OUT/call.tgz -C $R .
