@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepared in session 29 for the next one (carry [".device"], timeout_s 600). Branch next-deal-from-end
-# (experts-deal-from-end.patch here, on main 462edd6 or later): a capped experts grid deals its first turn from the
+# (experts-deal-from-end.patch here, on main 2f872b2 or later, where its host test finds call 4's maps): a capped experts grid deals its first turn from the
 # last block back (PLUMB_EXPERTS_DEAL_FROM_END, D), and the even kernels of 2-4 rows loop so their grid is capped and
 # dealt (PLUMB_EXPERTS_EVEN_LOOP, V; session 28's, alone 48.5 -> 48.0 us at 2 rows on the same 6). Same items, same
 # arithmetic: the bits must stay cf824e82009a0f99.
