@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Prepared in session 29 for the next one (carry [".device"], timeout_s 600). Branch next-deal-from-end (experts-deal-
-# from-end.patch here, on main 2f872b2 or later, where its host test finds call 4's maps): a capped experts grid deals
-# its first turn from the last block back (PLUMB_EXPERTS_DEAL_FROM_END, D), and the even kernels of 2-4 rows loop so
-# their grid is capped and dealt (PLUMB_EXPERTS_EVEN_LOOP, V; session 28's, alone 48.5 -> 48.0 us at 2 rows on the
-# same 6). Same items, same arithmetic: the bits must stay cf824e82009a0f99.
+# Prepared in session 29 for the next one (carry [".device"], timeout_s 600). Branch next-deal-from-end
+# (experts-deal-from-end.patch here, on main 2f872b2 or later, where its host test finds call 4's maps): a capped
+# experts grid deals its first turn from the last block back (PLUMB_EXPERTS_DEAL_FROM_END, D), and the even kernels of
+# 2-4 rows loop so their grid is capped and dealt (PLUMB_EXPERTS_EVEN_LOOP, V; session 28's, alone 48.5 -> 48.0 us at
+# 2 rows on the same 6). Same items, same arithmetic: the bits must stay cf824e82009a0f99.
 # Why (session 29): a 528-block grid's first 132 blocks double up on some multiprocessors while blocks 132-263 fall
 # one on each (call 4's maps, five launches), so where a launch's units do not fill the first turn, dealing from
 # block 0 gives the busiest multiprocessor 16 busy gate/up warps at 2 rows on the same 6 and dealing from the end 12
