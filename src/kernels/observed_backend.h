@@ -21,11 +21,11 @@ struct OpOutput {
 // The tensors an op reads and writes (null entries: optional tensors the call did not pass), or for copy_rows the
 // rows it reads from src and writes into dst (reads and writes are empty then).
 struct OpAccess {
-  std::initializer_list<const Tensor*> reads, writes;
+  std::initializer_list<const Tensor*> reads{}, writes{};  // default initializers: ops name only what they touch
   const Tensor* src = nullptr;
-  std::span<const int64_t> src_rows;
+  std::span<const int64_t> src_rows{};
   const Tensor* dst = nullptr;
-  std::span<const int64_t> dst_rows;
+  std::span<const int64_t> dst_rows{};
 };
 
 enum class LaneHint : uint8_t { begin, end, join };
