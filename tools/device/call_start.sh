@@ -9,7 +9,8 @@
 # classes SETTING...: `synth --only kernels` of $E under each setting ("VAR=1 VAR2=0", or "-"), its lines matching
 # $CLASSES (default ^experts), into $R/classes.txt and $OUT/classes.txt.
 # ncu_spread ROWS LAUNCHES SETTING...: ncu of $E's first LAUNCHES experts pass launches at ROWS rows under each setting:
-# duration and per-multiprocessor instructions and active cycles (min, avg, max), into $R/ncu-summary.txt and
+# duration and per-multiprocessor instructions and active cycles (min, avg, max), and any metrics named in
+# $NCU_EXTRA (comma-separated, e.g. per-scheduler smsp__inst_executed.max), into $R/ncu-summary.txt and
 # $OUT/ncu-summary.txt (appended).
 export LD_LIBRARY_PATH=$PWD/.device/lib
 SECONDS=0
@@ -56,10 +57,10 @@ ncu_spread() {
     local f; f="$R/ncu-rows$rows-$(settings_tag "$v").txt"
     env $(settings_env "$v") timeout -k 5 60 "$ncu" --clock-control none --cache-control none \
       --kernel-name regex:experts_pass --launch-count "$launches" \
-      --metrics sm__inst_executed.min,sm__inst_executed.max,sm__inst_executed.avg,sm__cycles_active.min,sm__cycles_active.max,gpu__time_duration.sum \
+      --metrics sm__inst_executed.min,sm__inst_executed.max,sm__inst_executed.avg,sm__cycles_active.min,sm__cycles_active.max,gpu__time_duration.sum${NCU_EXTRA:+,$NCU_EXTRA} \
       "$B/$E" synth --only kernels --rows "$rows" --repeats 1 > "$f" 2>&1
     echo "== $rows rows, $v"
-    grep -E "^  [^ ]|sm__|gpu__" "$f" | sed -E 's/\(anonymous namespace\):://g; s/plumb::cuda::(ops::)?//g; s/, Context.*//; s/ +/ /g'
+    grep -E "^  [^ ]|sm__|smsp__|gpu__" "$f" | sed -E 's/\(anonymous namespace\):://g; s/plumb::cuda::(ops::)?//g; s/, Context.*//; s/ +/ /g'
   done | tee -a "$R/ncu-summary.txt" "$OUT/ncu-summary.txt"
   echo "t=$SECONDS"
 }
