@@ -9,10 +9,12 @@
 # multiprocessor) and its warp w on scheduler (w + r) % 4 as far as its timings tell; on that map, dealt from the
 # end, neighbouring pairs leave some scheduler 4 busy warps and pairs apart 3 (the host test). slot_schedulers.cu
 # checks the map directly first. Expected if the story holds: gate/up at 2 rows near 25 us under ncu, its per-scheduler
-# max near the average; 2-4 rows on the same 6 near 44-45 us; one row and routed apart unchanged.
+# max near the average; 2-4 rows on the same 6 near 44-45 us; one row and routed apart unchanged. Risk: ptxas spills
+# more in the 2-row gate/up kernel (56/60 bytes against 20/32 on main, tools/kernel_sizes.py).
 # Build here, from main: git checkout -b next-pairs-apart && git apply --index
 # docs/receipts/data/2026-12-02-session30/next/experts-pairs-apart.patch && git commit -m "..." && git checkout main;
-# scripts/device-bundle-ab next-pairs-apart -- test_dsv4_forward; rm .device/bin/test_dsv4_forward.gz (main's);
+# scripts/device-bundle-ab next-pairs-apart -- test_dsv4_forward (from main: .device/bin/plumb is the checkout's build);
+# rm .device/bin/test_dsv4_forward.gz (main's);
 # nvcc -O2 -arch=sm_90a -o .device/bin/slot_schedulers docs/receipts/data/2026-12-02-session30/next/slot_schedulers.cu.
 # Carry: .device (about 33 MB) and the tree (35 MB tracked) pass 64 MiB only with the 16 largest old receipt archives
 # out of the working tree for the call: git ls-files 'docs/receipts/data/2026-12-01-session1[56]/*extra.tgz'
