@@ -10,7 +10,7 @@
 # end, neighbouring pairs leave some scheduler 4 busy warps and pairs apart 3 (the host test). slot_schedulers.cu
 # checks the map directly first. Expected if the story holds: gate/up at 2 rows near 25 us under ncu, its per-scheduler
 # max near the average; 2-4 rows on the same 6 near 44-45 us; one row and routed apart unchanged. Risk: ptxas spills
-# more in the 2-row gate/up kernel (56/60 bytes against 20/32 on main, tools/kernel_sizes.py).
+# more in the 2-row gate/up kernel (48/52 bytes against 20/32 on main, tools/kernel_sizes.py).
 # Build here, from main: git checkout -b next-pairs-apart && git apply --index
 # docs/receipts/data/2026-12-02-session30/next/experts-pairs-apart.patch && git commit -m "..." && git checkout main;
 # scripts/device-bundle-ab next-pairs-apart -- test_dsv4_forward (from main: .device/bin/plumb is the checkout's build);
