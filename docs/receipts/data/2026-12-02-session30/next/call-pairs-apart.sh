@@ -16,10 +16,8 @@
 # scripts/device-bundle-ab next-pairs-apart -- test_dsv4_forward (from main: .device/bin/plumb is the checkout's build);
 # rm .device/bin/test_dsv4_forward.gz (main's);
 # nvcc -O2 -arch=sm_90a -o .device/bin/slot_schedulers docs/receipts/data/2026-12-02-session30/next/slot_schedulers.cu.
-# Carry: .device (about 33 MB) and the tree (35 MB tracked) pass 64 MiB only with the 16 largest old receipt archives
-# out of the working tree for the call: git ls-files 'docs/receipts/data/2026-12-01-session1[56]/*extra.tgz'
-# docs/receipts/data/2026-12-01-session12/call3/call3.tgz > /tmp/moved && xargs rm < /tmp/moved; after the call
-# git checkout -- $(cat /tmp/moved).
+# Carry: .device (about 33 MB) and the tree (35 MB tracked) pass 64 MiB only with the largest receipt archives out
+# of the working tree for the call: tools/device/slim_tree.sh out, then back after it.
 set -uo pipefail
 source tools/device/call_start.sh
 E=plumb-next-pairs-apart P=PLUMB_EXPERTS_PAIRS_APART D=PLUMB_EXPERTS_DEAL_FROM_END V=PLUMB_EXPERTS_EVEN_LOOP
