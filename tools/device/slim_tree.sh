@@ -11,9 +11,10 @@ list=$(git rev-parse --git-dir)/plumb-slim-tree.list
 case "${1:-}" in
   out)
     if [[ -f $list ]]; then echo "slim_tree: already out ($list); run 'back' first" >&2; exit 1; fi
-    git ls-files -z docs/receipts/data | xargs -0 -I{} find {} -maxdepth 0 -size +1M > "$list"
+    git ls-files -z docs/receipts/data | xargs -0 sh -c 'find "$@" -maxdepth 0 -size +1M' find > "$list.new"
+    mv "$list.new" "$list"  # only a complete list marks the tree as slimmed
     xargs rm -f < "$list"
-    echo "slim_tree: $(wc -l < "$list") files out, $(du -ch $(git ls-files) 2>/dev/null | tail -1 | cut -f1) tracked left"
+    echo "slim_tree: $(wc -l < "$list") files out, $(git ls-files -z | xargs -0 du -ch 2>/dev/null | tail -1 | cut -f1) tracked left"
     ;;
   back)
     if [[ ! -f $list ]]; then echo "slim_tree: nothing out" >&2; exit 0; fi
