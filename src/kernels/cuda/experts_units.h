@@ -17,11 +17,12 @@ PLUMB_HOST_DEVICE int items_per_unit(int64_t splits) { return splits == 2 ? 2 : 
 // The unit warp `warp` of block `block` takes in its first turn, of blocks * warps_per_block / per_unit (each taken
 // once; a pair's two warps take the same). Block by block: block b holds units b * U .. b * U + U - 1 (U a block's).
 // Spread: unit u is in block u % blocks, so the lowest units, the launch's active ones, reach every block, however
-// the block scheduler places a grid that is wider than a wave.
-PLUMB_HOST_DEVICE int first_turn_unit(int block, int warp, int blocks, int warps_per_block, int per_unit,
-                                      bool spread) {
+// the block scheduler places a grid that is wider than a wave; from_end: in block blocks - 1 - u % blocks, so where
+// the units do not fill the turn the blocks with one more are the last (fp4_experts.cu, PLUMB_EXPERTS_DEAL_FROM_END).
+PLUMB_HOST_DEVICE int first_turn_unit(int block, int warp, int blocks, int warps_per_block, int per_unit, bool spread,
+                                      bool from_end = false) {
   int unit = (block * warps_per_block + warp) / per_unit;
-  if (spread) unit = (warp / per_unit) * blocks + block;
+  if (spread) unit = (warp / per_unit) * blocks + (from_end ? blocks - 1 - block : block);
   return unit;
 }
 

@@ -73,6 +73,7 @@ struct PassArgs {
   bool coalesced;          // the codes' layout (fp4_lane_byte)
   unsigned* fetched;       // a capped grid's item counter (zero at launch), or null: a warp for every item
   bool spread;             // a capped grid's first turn deals units across its blocks (PLUMB_EXPERTS_SPREAD)
+  bool from_end;           // spread from the last block back (PLUMB_EXPERTS_DEAL_FROM_END)
 };
 
 // The four e8m0 scales of a word as floats, byte j to v[j]: the values e8m0_value gives. Shifting the byte into
@@ -403,7 +404,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, MIN_BLOCKS) experts_pass_
     const int per_unit = items_per_unit(a.splits), sub = first % per_unit;
     const int grid_units = int(gridDim.x) * kWarpsPerBlock / per_unit;
     int unit = first_turn_unit(int(blockIdx.x), int(threadIdx.x) / 32, int(gridDim.x), kWarpsPerBlock, per_unit,
-                               a.fetched && a.spread);
+                               a.fetched && a.spread, a.from_end);
     for (int turn = 0; serve_item<NT, TWO, NO_C, EVEN, ADAPT>(a, unit * per_unit + sub, n_active); ++turn)
       unit = a.fetched ? fetch_unit(a.fetched, grid_units, per_unit, sub, turn) : unit + grid_units;
   } else {
