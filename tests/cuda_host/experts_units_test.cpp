@@ -135,5 +135,47 @@ TEST(ExpertsUnits, DealtFromTheEndTheBusyWarpsFallEvenlyOnTheRecordedPlacement) 
   EXPECT_EQ(busiest_multiprocessor(maps[0], 768, 2, false), 16);
 }
 
+TEST(ExpertsUnits, NumberedWarpsAreAPermutationWithPairsInOneBlock) {
+  for (bool apart : {false, true}) {
+    std::vector<int> seen(kWarps, 0);
+    for (int w = 0; w < kWarps; ++w) ++seen[size_t(numbered_warp(w, apart))];
+    for (int n = 0; n < kWarps; ++n) EXPECT_EQ(seen[size_t(n)], 1) << "number " << n << " apart " << apart;
+  }
+  // Apart, numbers 2i and 2i + 1 (a K-split pair) are hardware warps i and i + 2.
+  EXPECT_EQ(numbered_warp(0, true), 0);
+  EXPECT_EQ(numbered_warp(2, true), 1);
+  EXPECT_EQ(numbered_warp(1, true), 2);
+  EXPECT_EQ(numbered_warp(3, true), 3);
+}
+
+// The busy warps on the busiest scheduler when `units` K-split pairs go out in a first turn dealt from the end, under
+// session 30 call 2's probe: a block's warps in slots 4r .. 4r + 3, r its place on the multiprocessor (blocks placed
+// in index order), and warp w on scheduler (w + r) % 4 (warp 0 of each of four blocks ran ALU work on four
+// schedulers: 367 us; warp r of the block in place r on two: 691 us).
+int busiest_scheduler(const std::vector<int>& sm_of, int units, bool apart) {
+  const int blocks = int(sm_of.size());
+  const auto unit_of = first_turn(blocks, 2, true, true);  // by numbered warp
+  std::vector<int> place(static_cast<size_t>(blocks), 0);
+  std::vector<int> placed(static_cast<size_t>(*std::max_element(sm_of.begin(), sm_of.end()) + 1), 0);
+  for (int b = 0; b < blocks; ++b) place[size_t(b)] = placed[size_t(sm_of[size_t(b)])]++;
+  std::vector<int> busy(placed.size() * 4, 0);
+  for (int b = 0; b < blocks; ++b)
+    for (int w = 0; w < kWarps; ++w) {
+      const int unit = unit_of[size_t(b)][size_t(numbered_warp(w, apart))];
+      busy[size_t(sm_of[size_t(b)] * 4 + (w + place[size_t(b)]) % 4)] += unit < units ? 1 : 0;
+    }
+  return *std::max_element(busy.begin(), busy.end());
+}
+
+TEST(ExpertsUnits, PairsApartSpreadTheBusyWarpsOverTheSchedulers) {
+  const auto maps = recorded_maps(528);
+  if (maps.empty()) GTEST_SKIP() << "the recorded block maps are absent (docs/receipts/data/2026-12-02-session29/call4)";
+  for (const auto& sm_of : maps) {
+    // 2 rows on the same 6: 768 pairs, 1536 busy warps over 132 x 4 schedulers, at least ceil(1536 / 528) = 3 on one.
+    EXPECT_EQ(busiest_scheduler(sm_of, 768, true), 3);
+    EXPECT_EQ(busiest_scheduler(sm_of, 768, false), 4);  // call 2's ncu: max 26.8 K against 19.7 K on average
+  }
+}
+
 }  // namespace
 }  // namespace plumb::cuda

@@ -203,6 +203,17 @@ bool even_loop_enabled() {
   return on;
 }
 
+// PLUMB_EXPERTS_PAIRS_APART=0 keeps a K-split pair on neighbouring warps 2i and 2i + 1 (an A/B switch; same bits).
+// On, a pair is warps i and i + 2. Session 30 call 2: at 2 rows on the same 6 the gate/up pass's busiest scheduler
+// ran 26.8 K instructions against 19.7 K on average (1.36x) however the first turn was dealt, where a 396-block grid
+// (every slot busy) runs the pass in 24.9 us against 29.6; its probe put a block's warp w on scheduler (w + r) % 4,
+// r the block's place on its multiprocessor. On call 4's recorded maps, dealt from the end, neighbouring pairs leave
+// some scheduler 4 busy warps, pairs apart 3 (the host test). (Experiment.)
+bool pairs_apart_enabled() {
+  static const bool on = env_switch_on("PLUMB_EXPERTS_PAIRS_APART");
+  return on;
+}
+
 // A pass launch of `items` warp items; `counter` (ws.fetched + i) serves it if its kernel loops and its grid is capped.
 template <typename Kernel>
 void launch_items(Stream s, Kernel kernel, bool loops, int64_t items, PassArgs a, unsigned* counter) {
@@ -215,6 +226,7 @@ void launch_items(Stream s, Kernel kernel, bool loops, int64_t items, PassArgs a
     if (blocks > cap)
       blocks = cap, a.fetched = counter, a.spread = spread_enabled(), a.from_end = a.spread && deal_from_end_enabled();
   }
+  a.pairs_apart = pairs_apart_enabled();
   launch(s, "experts_pass", kernel, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a);
 }
 
