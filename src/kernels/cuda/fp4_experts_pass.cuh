@@ -196,7 +196,6 @@ __device__ __forceinline__ void expert_passes(const PassArgs& a, int64_t tile, i
   const int64_t pairs = a.ws.offsets[*a.ws.n_active];
   // splits == 2: a tile's two warps are numbered 2i and 2i + 1, so both sit in one block (kWarpsPerBlock is even)
   const bool pair_sum = splits == 2;
-  const int pair_in_block = numbered_warp(int(threadIdx.x / 32), a.pairs_apart) / 2;
   __shared__ float handed[kWarpsPerBlock / 2][TWO ? 2 : 1][NT][4][32];
 
   for (int32_t pbase = begin; pbase < end; pbase += EVEN ? 4 : NT * 8) {
@@ -279,6 +278,7 @@ __device__ __forceinline__ void expert_passes(const PassArgs& a, int64_t tile, i
       run_step(odd);
     }
     if (pair_sum) {
+      const int pair_in_block = numbered_warp(int(threadIdx.x / 32), a.pairs_apart) / 2;  // here: fewer live registers
       float(&mine)[TWO ? 2 : 1][NT][4][32] = handed[pair_in_block];
       if (split == 1) {
 #pragma unroll
@@ -373,10 +373,11 @@ __device__ __forceinline__ bool serve_item(const PassArgs& a, int item, int n_ac
 // them. A unit of two items (a K-split pair) is fetched by the pair's split-0 warp and handed to its neighbour through
 // shared memory, a slot for each turn's parity (the neighbour reads turn t's before the fetcher can reach turn t + 2's
 // barrier).
-__device__ __forceinline__ int fetch_unit(unsigned* counter, int grid_units, int per_unit, int sub, int pair,
+__device__ __forceinline__ int fetch_unit(unsigned* counter, int grid_units, int per_unit, int sub, bool pairs_apart,
                                           int turn) {
   __shared__ int handed_unit[kWarpsPerBlock / 2][2];
-  const int lane = int(threadIdx.x % 32);
+  // From threadIdx here, not kept across the item loop (a register fewer there: ptxas spilled 36 bytes more).
+  const int lane = int(threadIdx.x % 32), pair = numbered_warp(int(threadIdx.x / 32), pairs_apart) / 2;
   int unit = 0;
   if (sub == 0 && lane == 0) unit = grid_units + int(atomicAdd(counter, 1u));
   unit = __shfl_sync(0xffffffffu, unit, 0);
@@ -409,7 +410,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, MIN_BLOCKS) experts_pass_
     int unit = first_turn_unit(int(blockIdx.x), warp, int(gridDim.x), kWarpsPerBlock, per_unit,
                                a.fetched && a.spread, a.from_end);
     for (int turn = 0; serve_item<NT, TWO, NO_C, EVEN, ADAPT>(a, unit * per_unit + sub, n_active); ++turn)
-      unit = a.fetched ? fetch_unit(a.fetched, grid_units, per_unit, sub, warp / 2, turn) : unit + grid_units;
+      unit = a.fetched ? fetch_unit(a.fetched, grid_units, per_unit, sub, a.pairs_apart, turn) : unit + grid_units;
   } else {
     serve_item<NT, TWO, NO_C, EVEN, ADAPT>(a, first, n_active);
   }
