@@ -119,7 +119,8 @@ int busiest_multiprocessor(const std::vector<int>& sm_of, int units, int per_uni
 
 TEST(ExpertsUnits, DealtFromTheEndTheBusyWarpsFallEvenlyOnTheRecordedPlacement) {
   const auto maps = recorded_maps(528);
-  if (maps.empty()) GTEST_SKIP() << "the recorded block maps are absent (docs/receipts/data/2026-12-02-session29/call4)";
+  if (maps.empty())
+    GTEST_SKIP() << "the recorded block maps are absent (docs/receipts/data/2026-12-02-session29/call4)";
   ASSERT_EQ(maps.size(), 5u);
   for (const auto& sm_of : maps) {
     ASSERT_EQ(sm_of.size(), 528u);
@@ -169,7 +170,8 @@ int busiest_scheduler(const std::vector<int>& sm_of, int units, bool apart) {
 
 TEST(ExpertsUnits, PairsApartSpreadTheBusyWarpsOverTheSchedulers) {
   const auto maps = recorded_maps(528);
-  if (maps.empty()) GTEST_SKIP() << "the recorded block maps are absent (docs/receipts/data/2026-12-02-session29/call4)";
+  if (maps.empty())
+    GTEST_SKIP() << "the recorded block maps are absent (docs/receipts/data/2026-12-02-session29/call4)";
   for (const auto& sm_of : maps) {
     // 2 rows on the same 6: 768 pairs, 1536 busy warps over 132 x 4 schedulers, at least ceil(1536 / 528) = 3 on one.
     EXPECT_EQ(busiest_scheduler(sm_of, 768, true), 3);

@@ -188,7 +188,8 @@ bool spread_enabled() {
 // on all 132). For 2 rows on the same 6 experts (768 gate/up units of two warps) the busiest multiprocessor then has
 // 12 busy warps, not 16 (the host test reads the maps); session 29 call 3 ran that load at 12 a multiprocessor (a grid
 // of 396 blocks) in 24.9 us against 29.6. Rows routed apart fill the first turn, so the deal does not touch them.
-// (Experiment, with PLUMB_EXPERTS_EVEN_LOOP.)
+// Alone it evened the multiprocessors (busiest 106 K -> 80 K instructions) but not the schedulers, and lost (session
+// 30 call 1); with PLUMB_EXPERTS_PAIRS_APART it pays (session 31 call 1).
 bool deal_from_end_enabled() {
   static const bool on = env_switch_on("PLUMB_EXPERTS_DEAL_FROM_END");
   return on;
@@ -197,7 +198,7 @@ bool deal_from_end_enabled() {
 // PLUMB_EXPERTS_EVEN_LOOP=0 keeps the even-columns kernels of 2-4 rows unlooped, their grid a warp an item (an A/B
 // switch; same bits). On, they loop, so their grid is capped at the resident blocks and its first turn dealt (alone:
 // 2 rows on the same 6 48.5 -> 48.0 us, session 28 call 1). At one row they stay unlooped: looped they took 42.4 us
-// against 41.1 (session 27 call 3). (Experiment.)
+// against 41.1 (session 27 call 3).
 bool even_loop_enabled() {
   static const bool on = env_switch_on("PLUMB_EXPERTS_EVEN_LOOP");
   return on;
@@ -208,7 +209,9 @@ bool even_loop_enabled() {
 // ran 26.8 K instructions against 19.7 K on average (1.36x) however the first turn was dealt, where a 396-block grid
 // (every slot busy) runs the pass in 24.9 us against 29.6; its probe put a block's warp w on scheduler (w + r) % 4,
 // r the block's place on its multiprocessor. On call 4's recorded maps, dealt from the end, neighbouring pairs leave
-// some scheduler 4 busy warps, pairs apart 3 (the host test). (Experiment.)
+// some scheduler 4 busy warps, pairs apart 3 (the host test). Session 31 call 1 (H200): the 2-row gate/up pass 29.95 ->
+// 25.12 us, its busiest scheduler 26.6 K -> 20.2 K instructions; the same 6 at 2, 4 and 8 rows 48.7 -> 43.6, 49.3 ->
+// 44.0 and 53.1 -> 47.7 us against all three off; one row, 16 rows and rows routed apart as before; the round even.
 bool pairs_apart_enabled() {
   static const bool on = env_switch_on("PLUMB_EXPERTS_PAIRS_APART");
   return on;
