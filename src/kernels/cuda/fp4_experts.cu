@@ -98,31 +98,29 @@ int item_loop_mode() {
 bool looped(bool adapt) { return item_loop_mode() == 2 || (item_loop_mode() == 1 && adapt); }
 
 template <int NT, bool TWO, bool NO_C, bool EVEN, int MIN_BLOCKS, bool ADAPT>
-auto pass_kernel_looped(bool loop) {
-  return loop ? experts_pass_kernel<NT, TWO, NO_C, EVEN, MIN_BLOCKS, ADAPT, true>
-              : experts_pass_kernel<NT, TWO, NO_C, EVEN, MIN_BLOCKS, ADAPT, false>;
+auto pass_kernel_looped() {
+  return looped(ADAPT) ? experts_pass_kernel<NT, TWO, NO_C, EVEN, MIN_BLOCKS, ADAPT, true>
+                       : experts_pass_kernel<NT, TWO, NO_C, EVEN, MIN_BLOCKS, ADAPT, false>;
 }
 
 // The gate/up pass without the zero C's adds; the down pass keeps the emulation (session 12's experts-f16 wrote
 // both passes' MMAs out and lost 1.1 us in the down pass).
 template <int NT, bool TWO, bool EVEN, int MIN_BLOCKS, bool ADAPT = false>
-auto pass_kernel_bounded(bool loop) {
+auto pass_kernel_bounded() {
   if constexpr (TWO) {
-    if (no_c_enabled()) return pass_kernel_looped<NT, TWO, true, EVEN, MIN_BLOCKS, ADAPT>(loop);
+    if (no_c_enabled()) return pass_kernel_looped<NT, TWO, true, EVEN, MIN_BLOCKS, ADAPT>();
   }
-  return pass_kernel_looped<NT, TWO, false, EVEN, MIN_BLOCKS, ADAPT>(loop);
+  return pass_kernel_looped<NT, TWO, false, EVEN, MIN_BLOCKS, ADAPT>();
 }
 
-// loop: the kernel built with the item loop (so a capped grid may serve it).
 template <int NT, bool TWO, bool EVEN = false, bool ADAPT = false>
-auto pass_kernel(bool loop) {
+auto pass_kernel() {
   if constexpr (NT == 1) {
-    return pass_kernel_bounded<NT, TWO, EVEN, 4, ADAPT>(loop);
+    return pass_kernel_bounded<NT, TWO, EVEN, 4, ADAPT>();
   } else if constexpr (NT == 2) {
-    return nt2_bound_enabled() ? pass_kernel_bounded<NT, TWO, EVEN, 3>(loop)
-                               : pass_kernel_bounded<NT, TWO, EVEN, 1>(loop);
+    return nt2_bound_enabled() ? pass_kernel_bounded<NT, TWO, EVEN, 3>() : pass_kernel_bounded<NT, TWO, EVEN, 1>();
   } else {
-    return pass_kernel_bounded<NT, TWO, EVEN, 1>(loop);
+    return pass_kernel_bounded<NT, TWO, EVEN, 1>();
   }
 }
 
@@ -181,74 +179,31 @@ bool spread_enabled() {
   return on;
 }
 
-// PLUMB_EXPERTS_DEAL_FROM_END=0 deals a capped grid's first turn from block 0 on (an A/B switch; same bits). On, unit
-// u goes to block blocks - 1 - u % blocks: where a launch's units do not fill the first turn, the blocks with one unit
-// more are the grid's last, which the block scheduler spreads about one a multiprocessor, where its first 132 blocks
-// double up on some (session 29 call 4's maps of a 528-block grid: blocks 0-131 on 116-124 multiprocessors, 132-263
-// on all 132). For 2 rows on the same 6 experts (768 gate/up units of two warps) the busiest multiprocessor then has
-// 12 busy warps, not 16 (the host test reads the maps); session 29 call 3 ran that load at 12 a multiprocessor (a grid
-// of 396 blocks) in 24.9 us against 29.6. Rows routed apart fill the first turn, so the deal does not touch them.
-// Alone it evened the multiprocessors (busiest 106 K -> 80 K instructions) but not the schedulers, and lost (session
-// 30 call 1); with PLUMB_EXPERTS_PAIRS_APART it pays (session 31 call 1).
-bool deal_from_end_enabled() {
-  static const bool on = env_switch_on("PLUMB_EXPERTS_DEAL_FROM_END");
-  return on;
-}
-
-// PLUMB_EXPERTS_EVEN_LOOP=0 keeps the even-columns kernels of 2-4 rows unlooped, their grid a warp an item (an A/B
-// switch; same bits). On, they loop, so their grid is capped at the resident blocks and its first turn dealt (alone:
-// 2 rows on the same 6 48.5 -> 48.0 us, session 28 call 1). At one row they stay unlooped: looped they took 42.4 us
-// against 41.1 (session 27 call 3).
-bool even_loop_enabled() {
-  static const bool on = env_switch_on("PLUMB_EXPERTS_EVEN_LOOP");
-  return on;
-}
-
-// PLUMB_EXPERTS_PAIRS_APART=0 keeps a K-split pair on neighbouring warps 2i and 2i + 1 (an A/B switch; same bits).
-// On, a pair is warps i and i + 2. Session 30 call 2: at 2 rows on the same 6 the gate/up pass's busiest scheduler
-// ran 26.8 K instructions against 19.7 K on average (1.36x) however the first turn was dealt, where a 396-block grid
-// (every slot busy) runs the pass in 24.9 us against 29.6; its probe put a block's warp w on scheduler (w + r) % 4,
-// r the block's place on its multiprocessor. On call 4's recorded maps, dealt from the end, neighbouring pairs leave
-// some scheduler 4 busy warps, pairs apart 3 (the host test). Session 31 call 1 (H200): the 2-row gate/up pass 29.95 ->
-// 25.12 us, its busiest scheduler 26.6 K -> 20.2 K instructions; the same 6 at 2, 4 and 8 rows 48.7 -> 43.6, 49.3 ->
-// 44.0 and 53.1 -> 47.7 us against all three off; one row, 16 rows and rows routed apart as before; the round even.
-bool pairs_apart_enabled() {
-  static const bool on = env_switch_on("PLUMB_EXPERTS_PAIRS_APART");
-  return on;
-}
-
 // A pass launch of `items` warp items; `counter` (ws.fetched + i) serves it if its kernel loops and its grid is capped.
 template <typename Kernel>
 void launch_items(Stream s, Kernel kernel, bool loops, int64_t items, PassArgs a, unsigned* counter) {
   unsigned blocks = unsigned((items + kWarpsPerBlock - 1) / kWarpsPerBlock);
-  a.fetched = nullptr, a.from_end = false;
+  a.fetched = nullptr;
   if (loops && dynamic_enabled()) {
     // PLUMB_EXPERTS_GRID_CAP=N caps at N blocks instead, so that small test shapes take the counter too.
     static const int forced = env_int("PLUMB_EXPERTS_GRID_CAP", 0);
     const unsigned cap = forced > 0 ? unsigned(forced) : resident_blocks(reinterpret_cast<const void*>(kernel));
-    if (blocks > cap)
-      blocks = cap, a.fetched = counter, a.spread = spread_enabled(), a.from_end = a.spread && deal_from_end_enabled();
+    if (blocks > cap) blocks = cap, a.fetched = counter, a.spread = spread_enabled();
   }
-  a.pairs_apart = pairs_apart_enabled();
   launch(s, "experts_pass", kernel, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a);
 }
 
-// even_loops: the even-columns kernel loops whatever PLUMB_EXPERTS_ITEM_LOOP says (2-4 rows, PLUMB_EXPERTS_EVEN_LOOP).
 template <bool TWO>
 void launch_pass(const PassArgs& a, int64_t max_active, int rows_per_pass, Stream s, unsigned* counter,
-                 bool even = false, bool adapt = false, bool even_loops = false) {
+                 bool even = false, bool adapt = false) {
   const int64_t items = max_active * a.tiles * a.splits;
-  if (even && rows_per_pass == 8) {
-    const bool loop = even_loops || looped(false);
-    return launch_items(s, pass_kernel<1, TWO, true>(loop), loop, items, a, counter);
-  }
+  if (even && rows_per_pass == 8) return launch_items(s, pass_kernel<1, TWO, true>(), looped(false), items, a, counter);
   if (adapt && rows_per_pass == 8)
-    return launch_items(s, pass_kernel<1, TWO, false, true>(looped(true)), looped(true), items, a, counter);
-  const bool loop = looped(false);
+    return launch_items(s, pass_kernel<1, TWO, false, true>(), looped(true), items, a, counter);
   switch (rows_per_pass) {
-    case 8: launch_items(s, pass_kernel<1, TWO>(loop), loop, items, a, counter); break;
-    case 16: launch_items(s, pass_kernel<2, TWO>(loop), loop, items, a, counter); break;
-    case 32: launch_items(s, pass_kernel<4, TWO>(loop), loop, items, a, counter); break;
+    case 8: launch_items(s, pass_kernel<1, TWO>(), looped(false), items, a, counter); break;
+    case 16: launch_items(s, pass_kernel<2, TWO>(), looped(false), items, a, counter); break;
+    case 32: launch_items(s, pass_kernel<4, TWO>(), looped(false), items, a, counter); break;
     default: fail("fp4_experts: rows_per_pass must be 8, 16 or 32, got {}", rows_per_pass);
   }
 }
@@ -298,7 +253,6 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   // Split: 90 us on the same 6, 468 routed apart (call 2); the 8-row launch's grid, sized for every expert and
   // exiting at once on the same 6, still costs what passes of 16 for all did not.
   const bool even = rows <= 4 && even_enabled();
-  const bool even_loops = even && rows >= 2 && even_loop_enabled();  // one row: no cap to take, the loop costs
   const bool by_size = rows_per_pass == 0 && rows > 8 && by_size_enabled();
   const bool adapt = rows_per_pass == 0 && !even && even_enabled() && adapt_enabled();
   if (rows_per_pass == 0) rows_per_pass = rows <= 16 ? 8 : 16;
@@ -337,7 +291,7 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   if (by_size) {
     launch_pass_by_size<true>(up, max_active, pairs, stream, adapt);
   } else {
-    launch_pass<true>(up, max_active, rows_per_pass, stream, ws.fetched, even, adapt, even_loops);
+    launch_pass<true>(up, max_active, rows_per_pass, stream, ws.fetched, even, adapt);
   }
   act_quant_e4m3(ws.h, pairs, w.inter, ws.hq, ws.hs, stream);
 
@@ -357,7 +311,7 @@ void fp4_experts(const Fp4ExpertsView& w, const ExpertsIo& io, int64_t rows, con
   if (by_size) {
     launch_pass_by_size<false>(down, max_active, pairs, stream, adapt);
   } else {
-    launch_pass<false>(down, max_active, rows_per_pass, stream, ws.fetched + 2, even, adapt, even_loops);
+    launch_pass<false>(down, max_active, rows_per_pass, stream, ws.fetched + 2, even, adapt);
   }
 
   if (io.before_combine) io.before_combine();
