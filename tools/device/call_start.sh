@@ -60,7 +60,7 @@ ncu_spread() {
       --metrics sm__inst_executed.min,sm__inst_executed.max,sm__inst_executed.avg,sm__cycles_active.min,sm__cycles_active.max,gpu__time_duration.sum${NCU_EXTRA:+,$NCU_EXTRA} \
       "$B/$E" synth --only kernels --rows "$rows" --repeats 1 > "$f" 2>&1
     echo "== $rows rows, $v"
-    grep -E "^  [^ ]|sm__|smsp__|gpu__" "$f" | sed -E 's/\(anonymous namespace\):://g; s/plumb::cuda::(ops::)?//g; s/, Context.*//; s/ +/ /g'
+    grep -E "^  [^ ]|sm__|smsp__|gpu__|dram__|lts__" "$f" | sed -E 's/\(anonymous namespace\):://g; s/plumb::cuda::(ops::)?//g; s/, Context.*//; s/ +/ /g'
   done | tee -a "$R/ncu-summary.txt" "$OUT/ncu-summary.txt"
   echo "t=$SECONDS"
 }
