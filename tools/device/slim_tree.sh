@@ -14,7 +14,7 @@ case "${1:-}" in
     git ls-files -z docs/receipts/data | xargs -0 sh -c 'find "$@" -maxdepth 0 -size +1M' find > "$list.new"
     mv "$list.new" "$list"  # only a complete list marks the tree as slimmed
     xargs rm -f < "$list"
-    echo "slim_tree: $(wc -l < "$list") files out, $(git ls-files -z | xargs -0 du -ch 2>/dev/null | tail -1 | cut -f1) tracked left"
+    echo "slim_tree: $(wc -l < "$list") files out, $(git ls-files -z | du -ch --files0-from=- 2>/dev/null | tail -1 | cut -f1) tracked left"
     ;;
   back)
     if [[ ! -f $list ]]; then echo "slim_tree: nothing out" >&2; exit 0; fi
