@@ -179,17 +179,50 @@ bool spread_enabled() {
   return on;
 }
 
+// PLUMB_EXPERTS_DEAL_FROM_END=0 deals a capped grid's first turn from block 0 on (an A/B switch; same bits). On, unit
+// u goes to block blocks - 1 - u % blocks: where a launch's units do not fill the first turn, the blocks with one unit
+// more are the grid's last, which the block scheduler spreads about one a multiprocessor, where its first 132 blocks
+// double up on some (session 29 call 4's maps of a 528-block grid: blocks 0-131 on 116-124 multiprocessors, 132-263
+// on all 132). For 2 rows on the same 6 experts (768 gate/up units of two warps) the busiest multiprocessor then has
+// 12 busy warps, not 16 (the host test reads the maps); session 29 call 3 ran that load at 12 a multiprocessor (a grid
+// of 396 blocks) in 24.9 us against 29.6. Rows routed apart fill the first turn, so the deal does not touch them.
+// Alone it evened the multiprocessors (busiest 106 K -> 80 K instructions) but not the schedulers, and lost (session
+// 30 call 1); with PLUMB_EXPERTS_PAIRS_APART it pays (session 31 call 1; session 32 call 2 for the merged form).
+bool deal_from_end_enabled() {
+  static const bool on = env_switch_on("PLUMB_EXPERTS_DEAL_FROM_END");
+  return on;
+}
+
+// PLUMB_EXPERTS_PAIRS_APART=0 keeps a K-split pair on neighbouring warps 2i and 2i + 1 (an A/B switch; same bits).
+// On, a pair is warps i and i + 2. Session 30 call 2: at 2 rows on the same 6 the gate/up pass's busiest scheduler
+// ran 26.8 K instructions against 19.7 K on average (1.36x) however the first turn was dealt, where a 396-block grid
+// (every slot busy) runs the pass in 24.9 us against 29.6; its probe put a block's warp w on scheduler (w + r) % 4,
+// r the block's place on its multiprocessor. On call 4's recorded maps, dealt from the end, neighbouring pairs leave
+// some scheduler 4 busy warps, pairs apart 3 (the host test). Session 31 call 1 (H200): the 2-row gate/up pass 29.95 ->
+// 25.12 us, its busiest scheduler 26.6 K -> 20.2 K instructions; the same 6 at 2, 4 and 8 rows 48.7 -> 43.6, 49.3 ->
+// 44.0 and 53.1 -> 47.7 us; one row, 16 rows and rows routed apart as before. Call 4: with the even-columns kernels
+// of 2-4 rows looped (needed for a capped grid there) the round ran +1.37% at 4 rows (p 0.011), so those stay
+// unlooped and the pairs and the deal act where main's kernels loop: the adaptive 8-row kernels (5-8 rows, and the
+// 8-row launch at 9-16 rows). Session 32 call 2: the same 6 at 8 rows 52.9 -> 47.7 us, the rest as before, the round
+// even in 20 alternations (1 row -0.11%, 4 rows +0.13%, 16 rows +0.32%, 4 slots +0.09%; p >= 0.82).
+bool pairs_apart_enabled() {
+  static const bool on = env_switch_on("PLUMB_EXPERTS_PAIRS_APART");
+  return on;
+}
+
 // A pass launch of `items` warp items; `counter` (ws.fetched + i) serves it if its kernel loops and its grid is capped.
 template <typename Kernel>
 void launch_items(Stream s, Kernel kernel, bool loops, int64_t items, PassArgs a, unsigned* counter) {
   unsigned blocks = unsigned((items + kWarpsPerBlock - 1) / kWarpsPerBlock);
-  a.fetched = nullptr;
+  a.fetched = nullptr, a.from_end = false;
   if (loops && dynamic_enabled()) {
     // PLUMB_EXPERTS_GRID_CAP=N caps at N blocks instead, so that small test shapes take the counter too.
     static const int forced = env_int("PLUMB_EXPERTS_GRID_CAP", 0);
     const unsigned cap = forced > 0 ? unsigned(forced) : resident_blocks(reinterpret_cast<const void*>(kernel));
-    if (blocks > cap) blocks = cap, a.fetched = counter, a.spread = spread_enabled();
+    if (blocks > cap)
+      blocks = cap, a.fetched = counter, a.spread = spread_enabled(), a.from_end = a.spread && deal_from_end_enabled();
   }
+  a.pairs_apart = pairs_apart_enabled();
   launch(s, "experts_pass", kernel, dim3(blocks), dim3(kWarpsPerBlock * 32), 0, a);
 }
 

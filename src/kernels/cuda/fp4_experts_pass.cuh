@@ -73,6 +73,8 @@ struct PassArgs {
   bool coalesced;          // the codes' layout (fp4_lane_byte)
   unsigned* fetched;       // a capped grid's item counter (zero at launch), or null: a warp for every item
   bool spread;             // a capped grid's first turn deals units across its blocks (PLUMB_EXPERTS_SPREAD)
+  bool from_end;           // spread from the last block back (PLUMB_EXPERTS_DEAL_FROM_END)
+  bool pairs_apart;        // a K-split pair on warps i and i + 2 (numbered_warp, PLUMB_EXPERTS_PAIRS_APART)
 };
 
 // The four e8m0 scales of a word as floats, byte j to v[j]: the values e8m0_value gives. Shifting the byte into
@@ -192,9 +194,8 @@ __device__ __forceinline__ void expert_passes(const PassArgs& a, int64_t tile, i
   const uint8_t* c3 = TWO ? a.codes3[expert] + tile * supers * 1024 + lane_at : nullptr;
   const uint8_t* s3 = TWO ? a.scales3[expert] + tile * supers * 64 : nullptr;
   const int64_t pairs = a.ws.offsets[*a.ws.n_active];
-  // splits == 2: a tile's two warps are 2i and 2i + 1, so both sit in one block (kWarpsPerBlock is even)
+  // splits == 2: a tile's two warps are numbered 2i and 2i + 1, so both sit in one block (kWarpsPerBlock is even)
   const bool pair_sum = splits == 2;
-  const int pair_in_block = int(threadIdx.x / 64);
   __shared__ float handed[kWarpsPerBlock / 2][TWO ? 2 : 1][NT][4][32];
 
   for (int32_t pbase = begin; pbase < end; pbase += EVEN ? 4 : NT * 8) {
@@ -277,6 +278,7 @@ __device__ __forceinline__ void expert_passes(const PassArgs& a, int64_t tile, i
       run_step(odd);
     }
     if (pair_sum) {
+      const int pair_in_block = numbered_warp(int(threadIdx.x / 32), a.pairs_apart) / 2;  // here: fewer live registers
       float(&mine)[TWO ? 2 : 1][NT][4][32] = handed[pair_in_block];
       if (split == 1) {
 #pragma unroll
@@ -371,9 +373,11 @@ __device__ __forceinline__ bool serve_item(const PassArgs& a, int item, int n_ac
 // them. A unit of two items (a K-split pair) is fetched by the pair's split-0 warp and handed to its neighbour through
 // shared memory, a slot for each turn's parity (the neighbour reads turn t's before the fetcher can reach turn t + 2's
 // barrier).
-__device__ __forceinline__ int fetch_unit(unsigned* counter, int grid_units, int per_unit, int sub, int turn) {
+__device__ __forceinline__ int fetch_unit(unsigned* counter, int grid_units, int per_unit, int sub, bool pairs_apart,
+                                          int turn) {
   __shared__ int handed_unit[kWarpsPerBlock / 2][2];
-  const int lane = int(threadIdx.x % 32), pair = int(threadIdx.x / 64);
+  // From threadIdx here, not kept across the item loop (a register fewer there: ptxas spilled 36 bytes more).
+  const int lane = int(threadIdx.x % 32), pair = numbered_warp(int(threadIdx.x / 32), pairs_apart) / 2;
   int unit = 0;
   if (sub == 0 && lane == 0) unit = grid_units + int(atomicAdd(counter, 1u));
   unit = __shfl_sync(0xffffffffu, unit, 0);
@@ -396,16 +400,17 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32, MIN_BLOCKS) experts_pass_
   static_assert(!EVEN || NT == 1, "even columns are an 8-row pass's");
   static_assert(!ADAPT || (NT == 1 && !EVEN), "an adaptive pass is a plain 8-row pass's");
   kernel_prologue();
-  const int n_active = *a.ws.n_active, first = int(blockIdx.x) * kWarpsPerBlock + int(threadIdx.x) / 32;
+  const int warp = numbered_warp(int(threadIdx.x) / 32, a.pairs_apart);
+  const int n_active = *a.ws.n_active, first = int(blockIdx.x) * kWarpsPerBlock + warp;
   if constexpr (LOOP) {
     // Items go in units (experts_units.h). The first turn takes the warp's own unit, numbered across the blocks in a
     // capped grid with the spread on; then a unit the grid's width on, or the counter's next.
     const int per_unit = items_per_unit(a.splits), sub = first % per_unit;
     const int grid_units = int(gridDim.x) * kWarpsPerBlock / per_unit;
-    int unit = first_turn_unit(int(blockIdx.x), int(threadIdx.x) / 32, int(gridDim.x), kWarpsPerBlock, per_unit,
-                               a.fetched && a.spread);
+    int unit = first_turn_unit(int(blockIdx.x), warp, int(gridDim.x), kWarpsPerBlock, per_unit,
+                               a.fetched && a.spread, a.from_end);
     for (int turn = 0; serve_item<NT, TWO, NO_C, EVEN, ADAPT>(a, unit * per_unit + sub, n_active); ++turn)
-      unit = a.fetched ? fetch_unit(a.fetched, grid_units, per_unit, sub, turn) : unit + grid_units;
+      unit = a.fetched ? fetch_unit(a.fetched, grid_units, per_unit, sub, a.pairs_apart, turn) : unit + grid_units;
   } else {
     serve_item<NT, TWO, NO_C, EVEN, ADAPT>(a, first, n_active);
   }
