@@ -202,9 +202,10 @@ bool deal_from_end_enabled() {
 // 25.12 us, its busiest scheduler 26.6 K -> 20.2 K instructions; the same 6 at 2, 4 and 8 rows 48.7 -> 43.6, 49.3 ->
 // 44.0 and 53.1 -> 47.7 us; one row, 16 rows and rows routed apart as before. Call 4: with the even-columns kernels
 // of 2-4 rows looped (needed for a capped grid there) the round ran +1.37% at 4 rows (p 0.011), so those stay
-// unlooped and the pairs and the deal act where main's kernels loop: the adaptive 8-row kernels (5-8 rows, and the
-// 8-row launch at 9-16 rows). Session 32 call 2: the same 6 at 8 rows 52.9 -> 47.7 us, the rest as before, the round
-// even in 20 alternations (1 row -0.11%, 4 rows +0.13%, 16 rows +0.32%, 4 slots +0.09%; p >= 0.82).
+// unlooped. The pairs are apart in every launch, but they and the deal move only the capped grids: the adaptive 8-row
+// kernels (5-8 rows, and the 8-row launch at 9-16 rows). Session 32 call 2: the same 6 at 8 rows 52.9 -> 47.7 us, the
+// rest as before (2-4 rows 48.7 / 48.9 us both ways), the round even in 20 alternations (1 row -0.11%, 4 rows
+// +0.13%, 16 rows +0.32%, 4 slots +0.09%; p >= 0.82).
 bool pairs_apart_enabled() {
   static const bool on = env_switch_on("PLUMB_EXPERTS_PAIRS_APART");
   return on;
