@@ -1,5 +1,6 @@
 // The CUDA kernel classes of `plumb synth`: the copy bandwidth, FP8 dense linears (wo_a among them) and routed
-// FP4 experts at release widths, each timed alone as a CUDA graph.
+// FP4 experts at release widths, each timed alone as a CUDA graph (synth_timing.cu), then what one launch can do at
+// all (synth_floors.cu).
 #include <algorithm>
 #include <functional>
 #include <random>
@@ -13,47 +14,11 @@
 #include "kernels/cuda/fp8_linear.h"
 #include "kernels/cuda/ops_cuda.h"
 #include "kernels/cuda/synth.h"
+#include "kernels/cuda/synth_floors.h"
+#include "kernels/cuda/synth_timing.cuh"
 
 namespace plumb::cuda {
 namespace {
-
-// Captures `repeats` calls (call(i) launches on `stream`) into a CUDA graph, replays it (a warm-up, then 5 timed
-// replays) and returns the median seconds per call: launch gaps mostly gone, as when rounds are replayed graphs.
-double time_call(const std::function<void(int, cudaStream_t)>& call, int repeats, cudaStream_t stream) {
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  PLUMB_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  for (int i = 0; i < repeats; ++i) call(i, stream);
-  PLUMB_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-  PLUMB_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  cudaEvent_t a, b;
-  PLUMB_CUDA_CHECK(cudaEventCreate(&a));
-  PLUMB_CUDA_CHECK(cudaEventCreate(&b));
-  // Warm-up replays for at least 30 ms, so clocks have ramped whatever ran (or idled) before.
-  PLUMB_CUDA_CHECK(cudaEventRecord(a, stream));
-  for (float spent = 0; spent < 30.0f;) {
-    PLUMB_CUDA_CHECK(cudaGraphLaunch(exec, stream));
-    PLUMB_CUDA_CHECK(cudaEventRecord(b, stream));
-    PLUMB_CUDA_CHECK(cudaEventSynchronize(b));
-    PLUMB_CUDA_CHECK(cudaEventElapsedTime(&spent, a, b));
-  }
-  std::vector<double> t;
-  for (int trial = 0; trial < 5; ++trial) {
-    PLUMB_CUDA_CHECK(cudaEventRecord(a, stream));
-    PLUMB_CUDA_CHECK(cudaGraphLaunch(exec, stream));
-    PLUMB_CUDA_CHECK(cudaEventRecord(b, stream));
-    PLUMB_CUDA_CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    PLUMB_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(double(ms) / 1e3 / repeats);
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  std::sort(t.begin(), t.end());
-  return t[2];
-}
 
 // The bandwidth ceiling kernels can reach: an SM copy with 16-byte accesses (a graph's memcpy node may use the
 // slower copy engines).
@@ -105,7 +70,7 @@ double measure_copy_bandwidth() {
   src.fill_bytes(1);
   cudaStream_t stream;
   PLUMB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  const double copy_s = time_call(
+  const double copy_s = time_graph(
       [&](int, cudaStream_t st) {
         copy_kernel<<<unsigned(multiprocessor_count() * 8), 512, 0, st>>>(src.as<uint4>(), dst.as<uint4>(), copy_bytes / 16);
       },
@@ -143,7 +108,7 @@ std::vector<KernelCell> time_kernel_classes(const std::vector<int>& rows_list, i
     fp8_linear_workspace_init(ws.get(), d.n, nullptr);
     const double bytes = double(d.n * d.k) + double(wc.scales[0].bytes());
     for (int rows : rows_list) {
-      const double s = time_call(
+      const double s = time_graph(
           [&](int i, cudaStream_t st) {
             const size_t c = size_t(i % copies);
             const Fp8WeightView w{wc.codes[c].as<uint8_t>(), wc.scales[c].as<uint8_t>(), d.n, d.k};
@@ -168,7 +133,7 @@ std::vector<KernelCell> time_kernel_classes(const std::vector<int>& rows_list, i
     }
     const double bytes = double(n * k) + double(wc.scales[0].bytes());
     for (int rows : rows_list) {
-      const double s = time_call(
+      const double s = time_graph(
           [&](int i, cudaStream_t st) {
             const size_t c = size_t(i % copies);
             const ops::WeightRef w{ops::kFp8Blocks, wc.codes[c].get(), wc.scales[c].as<uint8_t>(), n, k, k / 128};
@@ -214,7 +179,7 @@ std::vector<KernelCell> time_kernel_classes(const std::vector<int>& rows_list, i
       std::sort(distinct.begin(), distinct.end());
       distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
       const double bytes = expert_bytes * double(distinct.size());
-      const double s = time_call(
+      const double s = time_graph(
           [&](int, cudaStream_t st) {
             ExpertsIo io;
             io.x = x.get();
@@ -225,6 +190,10 @@ std::vector<KernelCell> time_kernel_classes(const std::vector<int>& rows_list, i
       table.push_back({std::string("experts ") + routing, "top-6 of 256 x4096x2048", rows, s, bytes});
     }
   }
+  // What one launch can do at all: a bare read of wq_b's bytes (wo_b's are the same) and of one row's six experts'.
+  time_floor_classes({{"wq_b 32768x1024", double(32768 * 1024) + double(32768 / 128 * 1024 / 128)},
+                      {"6 of 256 x4096x2048", 6 * expert_bytes}},
+                     repeats, stream, table);
   synchronize();
   free_fp4_expert_tables(tables);
   cudaStreamDestroy(stream);
