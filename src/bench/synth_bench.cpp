@@ -120,9 +120,11 @@ json add_layers(const LayerBenchResult& r, Results& out) {
              c.slots * c.rows_per_slot, c.seconds, c.bytes, c.floor_seconds},
             layer_cell_json(r, c));
   for (const RoundCell& c : r.rounds)
-    out.add({fmt::format("{}-layer round", c.layers), shape_label(c.slots, c.routing, r.experts_per_token),
-             c.slots * c.rows_per_slot, c.seconds, c.bytes, c.floor_seconds},
+    out.add({fmt::format("{}-layer round{}", c.layers, c.one_flush ? ", one flush" : ""),
+             shape_label(c.slots, c.routing, r.experts_per_token), c.slots * c.rows_per_slot, c.seconds, c.bytes,
+             c.floor_seconds},
             {{"type", "round"},
+             {"one_flush", c.one_flush},
              {"layers", c.layers},
              {"slots", c.slots},
              {"rows_per_slot", c.rows_per_slot},

@@ -59,6 +59,8 @@ class LayerBench {
  public:
   LayerBench(const dsv4::Config& config, kernels::Backend& backend, const LayerBenchOptions& o)
       : options_(o), backend_(backend), kinds_(layer_kinds(config)), config_(config) {
+    for (const BlockSpec& b : config.blocks)
+      if (!b.mtp) layer_order_.push_back(kind_of(b));
     config_.num_layers = int64_t(kinds_.size());
     config_.num_mtp_layers = 0;
     config_.blocks.clear();
@@ -108,6 +110,7 @@ class LayerBench {
       }
     }
     add_rounds(r);
+    add_one_flush_rounds(r);
     r.op_table = timer_.table();
     return r;
   }
@@ -240,9 +243,55 @@ class LayerBench {
     }
   }
 
+  size_t kind_of(const BlockSpec& b) const {
+    for (size_t k = 0; k < kinds_.size(); ++k)
+      if (kinds_[k].spec.compress_ratio == b.compress_ratio && kinds_[k].spec.hash_routed == b.hash_routed) return k;
+    fail("plumb synth: a block of no layer kind");
+  }
+
+  // Each summed round again as one flush: every main layer in order, one synchronize. The first two calls are not
+  // timed (a LaunchQueue launches a new flush shape directly, then builds its graph); each call starts from the
+  // first prepared input.
+  void add_one_flush_rounds(LayerBenchResult& r) {
+    const size_t summed = r.rounds.size();
+    for (size_t i = 0; i < summed; ++i) {
+      RoundCell c = r.rounds[i];
+      say(fmt::format("layers: the round in one flush, {} x {} rows, {}", c.slots, c.rows_per_slot,
+                      routing_label(c.routing, config_.experts_per_token)));
+      c.seconds = time_one_flush_round(c.slots, c.rows_per_slot, c.routing);
+      c.one_flush = true;
+      r.rounds.push_back(c);
+    }
+  }
+
+  double time_one_flush_round(int64_t slots, int64_t per_slot, Routing routing) {
+    const int64_t n = slots * per_slot;
+    std::vector<dsv4::LaunchRows> rows;
+    std::vector<kernels::RouterWeights> drawn;
+    for (size_t k = 0; k < kinds_.size(); ++k) {
+      rows.push_back(inputs(k, slots, per_slot, routing)[0]);
+      drawn.push_back(weights_.blocks[k].router);
+      if (routing == Routing::same_experts && !config_.blocks[k].hash_routed) weights_.blocks[k].router = same_router_;
+    }
+    const kernels::Tensor spare = spare_.tensor(backend_.act_dtype(), n, config_.hc_mult * config_.hidden_size);
+    std::vector<double> times;
+    using Clock = std::chrono::steady_clock;
+    for (int r = 0; r < options_.repeats + 2; ++r) {
+      kernels::Tensor x = restore_input(0, n), s = spare;
+      backend_.synchronize();
+      const auto t0 = Clock::now();
+      for (size_t k : layer_order_) forward_->block(int64_t(k), rows[k], x, s);
+      backend_.synchronize();
+      if (r >= 2) times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    }
+    for (size_t k = 0; k < kinds_.size(); ++k) weights_.blocks[k].router = drawn[k];
+    return *median(times);
+  }
+
   const LayerBenchOptions& options_;
   kernels::Backend& backend_;
   std::vector<LayerKind> kinds_;
+  std::vector<size_t> layer_order_;  // the config's main layers as kinds, in order
   dsv4::Config config_;  // one main block per kind
   std::unique_ptr<dsv4::SyntheticWeights> synthetic_;
   dsv4::ModelWeights weights_;

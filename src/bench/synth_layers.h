@@ -68,12 +68,16 @@ struct LayerCell {
   std::array<double, kernels::kOpClasses> class_seconds{};  // per call, each op synchronized (see above)
 };
 
-// A round through the config's main layers: each kind's cell times its count, summed.
+// A round through the config's main layers: each kind's cell times its count, summed; or (one_flush) every main
+// layer's block in the config's order queued as one flush and synchronized once, as a served step runs them (one
+// graph on CUDA, no host wait between layers), its activations flowing from layer to layer. A one-flush round
+// carries the summed round's bytes and floor.
 struct RoundCell {
   int64_t slots = 1, rows_per_slot = 1;
   Routing routing = Routing::as_drawn;
   int64_t layers = 0;
   double seconds = 0, bytes = 0, floor_seconds = 0;
+  bool one_flush = false;
 };
 
 struct LayerBenchResult {

@@ -27,6 +27,7 @@ TEST(SynthCli, LayersOnTheCpuBackendWithATinyConfig) {
   EXPECT_THAT(r.output, HasSubstr("layer cells by dispatch class"));
   EXPECT_THAT(r.output, HasSubstr("op (synchronized before and after)"));
   EXPECT_THAT(r.output, HasSubstr("6-layer round"));
+  EXPECT_THAT(r.output, HasSubstr("6-layer round, one flush"));
   EXPECT_THAT(r.output, HasSubstr("layer HCA/16 top-k"));
 
   std::ifstream in(json_path);
@@ -35,22 +36,24 @@ TEST(SynthCli, LayersOnTheCpuBackendWithATinyConfig) {
   EXPECT_EQ(j["backend"], "cpu");
   EXPECT_TRUE(j.contains("commit"));
   EXPECT_GT(j["copy_bandwidth_bytes_per_s"].get<double>(), 0.0);
-  // 5 kinds x (1 slot x 1 row, 4 slots x 1 row) x 2 routings, then 4 rounds.
-  ASSERT_EQ(j["cells"].size(), 24u);
-  int rounds = 0;
+  // 5 kinds x (1 slot x 1 row, 4 slots x 1 row) x 2 routings, then 4 rounds summed and 4 in one flush.
+  ASSERT_EQ(j["cells"].size(), 28u);
+  int rounds = 0, one_flush = 0;
   for (const auto& c : j["cells"]) {
     EXPECT_GT(c["seconds"].get<double>(), 0.0) << c.dump();
     EXPECT_GT(c["bytes"].get<double>(), 0.0) << c.dump();
     EXPECT_DOUBLE_EQ(c["floor_seconds"].get<double>(),
                      c["bytes"].get<double>() / j["copy_bandwidth_bytes_per_s"].get<double>());
     rounds += c["type"] == "round";
+    if (c["type"] == "round") one_flush += c["one_flush"].get<bool>();
     if (c["type"] == "layer") {
       for (const char* cls : {"dense", "experts", "attention", "glue"})
         EXPECT_GT(c["class_seconds"][cls].get<double>(), 0.0) << cls << " " << c.dump();
       EXPECT_GT(c["host_seconds"].get<double>(), 0.0) << c.dump();
     }
   }
-  EXPECT_EQ(rounds, 4);
+  EXPECT_EQ(rounds, 8);
+  EXPECT_EQ(one_flush, 4);
   EXPECT_EQ(j["layers"]["distinct_experts"], 2);
 }
 

@@ -130,8 +130,9 @@ TEST_F(SynthLayers, HostTimeIsPartOfTheCall) {
 }
 
 TEST_F(SynthLayers, RoundWeighsEachKindByItsLayerCount) {
-  ASSERT_EQ(result_->rounds.size(), 6u);
+  ASSERT_EQ(result_->rounds.size(), 12u);  // six summed, then the same six in one flush
   for (const bench::RoundCell& r : result_->rounds) {
+    if (r.one_flush) continue;
     double seconds = 0, bytes = 0;
     for (const bench::LayerCell& c : result_->cells) {
       if (c.slots != r.slots || c.rows_per_slot != r.rows_per_slot || c.routing != r.routing) continue;
@@ -142,6 +143,24 @@ TEST_F(SynthLayers, RoundWeighsEachKindByItsLayerCount) {
     EXPECT_DOUBLE_EQ(r.seconds, seconds);
     EXPECT_DOUBLE_EQ(r.bytes, bytes);
     EXPECT_DOUBLE_EQ(r.floor_seconds, bytes / kBandwidth);
+  }
+}
+
+// Each summed round comes again as one flush: the same shape, layers, bytes and floor, its own time.
+TEST_F(SynthLayers, EachRoundAgainInOneFlush) {
+  const auto& rounds = result_->rounds;
+  ASSERT_EQ(rounds.size(), 12u);
+  for (size_t i = 0; i < 6; ++i) {
+    const bench::RoundCell &summed = rounds[i], &flush = rounds[i + 6];
+    EXPECT_FALSE(summed.one_flush);
+    EXPECT_TRUE(flush.one_flush);
+    EXPECT_EQ(flush.slots, summed.slots);
+    EXPECT_EQ(flush.rows_per_slot, summed.rows_per_slot);
+    EXPECT_EQ(flush.routing, summed.routing);
+    EXPECT_EQ(flush.layers, 6);
+    EXPECT_DOUBLE_EQ(flush.bytes, summed.bytes);
+    EXPECT_DOUBLE_EQ(flush.floor_seconds, summed.floor_seconds);
+    EXPECT_GT(flush.seconds, 0.0);
   }
 }
 
