@@ -1,5 +1,6 @@
 // CUDA backend norms and RoPE (release numerics; ops_cuda.h): RMSNorm, the per-head q norm (with its rope after it
 // for Backend::head_rms_norm_rope) and the rope on its own.
+#include "base/env_switch.h"
 #include "kernels/control.h"
 #include "kernels/cuda/cuda_check.cuh"
 #include "kernels/cuda/dependent_launch.cuh"
@@ -45,6 +46,51 @@ __global__ void rms_norm_kernel(WeightRef w, float eps, View x, View y) {
   const float scale = rsqrt_f32(ss * (1.0f / float(x.cols)) + eps);
   for (int64_t c = threadIdx.x; c < x.cols; c += blockDim.x)
     row_ptr<float>(y, r)[c] = bf16r(weight_at(w, 0, c) * (in[c] * scale));
+}
+
+// Rows of exactly N * T values with bf16 or float32 weights (the model's norms: 4096, 1024, 512 and, in the tiny
+// models, 256 and 128 wide): rms_norm_kernel's sums, scale and roundings with the width, stride and weight format
+// known at compile time and the weights loaded before the PDL wait. At T = 128 the block's four missing warps would
+// add zeros to the block sum, which changes nothing. Why: in a chain of one-row 4096-wide norms through a
+// LaunchQueue (H200, session 33) rms_norm_kernel took 2.8 us a launch; its runtime stride with bounds checks cost
+// 0.7 of that and its weights through weight_at after the wait another 0.7.
+template <int N, int T, bool kF32Weights>
+__global__ void __launch_bounds__(T) rms_norm_fixed_kernel(const void* __restrict__ w, float eps,
+                                                          const float* __restrict__ x, int64_t x_stride,
+                                                          float* __restrict__ y, int64_t y_stride) {
+  __shared__ float shared[32];
+  float wv[N], xv[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const int c = int(threadIdx.x) + k * T;
+    wv[k] = kF32Weights ? static_cast<const float*>(w)[c] : bf16_bits_to_float(static_cast<const uint16_t*>(w)[c]);
+  }
+  kernel_prologue();
+  const float* in = x + int64_t(blockIdx.x) * x_stride;
+#pragma unroll
+  for (int k = 0; k < N; ++k) xv[k] = in[int(threadIdx.x) + k * T];
+  float acc = 0.0f;
+#pragma unroll
+  for (int k = 0; k < N; ++k) acc = fmaf(xv[k], xv[k], acc);
+  const float scale = rsqrt_f32(block_sum(acc, shared) * (1.0f / float(N * T)) + eps);
+  float* out = y + int64_t(blockIdx.x) * y_stride;
+#pragma unroll
+  for (int k = 0; k < N; ++k) out[int(threadIdx.x) + k * T] = bf16r(wv[k] * (xv[k] * scale));
+}
+
+// PLUMB_NORM_FIXED=0 sends every row through rms_norm_kernel (an A/B switch; the same bits).
+bool norm_fixed_enabled() {
+  static const bool on = env_switch_on("PLUMB_NORM_FIXED");
+  return on;
+}
+
+template <int N, int T>
+bool launch_fixed_norm(const WeightRef& w, float eps, View x, View y, Stream s) {
+  if (x.cols != int64_t(N) * T) return false;
+  auto kernel = w.format == kF32 ? rms_norm_fixed_kernel<N, T, true> : rms_norm_fixed_kernel<N, T, false>;
+  launch(s, "rms_norm", kernel, dim3(unsigned(x.rows)), dim3(T), 0, w.data, eps,
+         static_cast<const float*>(x.data), x.stride, static_cast<float*>(y.data), y.stride);
+  return true;
 }
 
 // The release's per-head q norm in bf16 tensor ops: squares, mean, eps, rsqrt and product each rounded to bf16.
@@ -119,6 +165,11 @@ __global__ void rope_kernel(int64_t head_dim, int64_t rope_dims, bool inverse, c
 
 void rms_norm(const WeightRef& w, double eps, View x, View y, Stream s) {
   if (x.rows == 0) return;
+  if (norm_fixed_enabled() && (w.format == kBf16 || w.format == kF32) &&
+      (launch_fixed_norm<1, 128>(w, float(eps), x, y, s) || launch_fixed_norm<1, 256>(w, float(eps), x, y, s) ||
+       launch_fixed_norm<2, 256>(w, float(eps), x, y, s) || launch_fixed_norm<4, 256>(w, float(eps), x, y, s) ||
+       launch_fixed_norm<16, 256>(w, float(eps), x, y, s)))
+    return;
   launch(s, "rms_norm", rms_norm_kernel, dim3(unsigned(x.rows)), dim3(256), 0, w, float(eps), x, y);
 }
 
