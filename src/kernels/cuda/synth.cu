@@ -14,7 +14,7 @@
 #include "kernels/cuda/fp8_linear.h"
 #include "kernels/cuda/ops_cuda.h"
 #include "kernels/cuda/synth.h"
-#include "kernels/cuda/synth_floors.h"
+#include "kernels/cuda/synth_floors.cuh"
 #include "kernels/cuda/synth_timing.cuh"
 
 namespace plumb::cuda {

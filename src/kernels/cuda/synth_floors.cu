@@ -1,4 +1,4 @@
-#include "kernels/cuda/synth_floors.h"
+#include "kernels/cuda/synth_floors.cuh"
 
 #include <algorithm>
 #include <functional>
